@@ -1,0 +1,78 @@
+/**
+ * tmux-mcp CLI: argv and environment → Config → MCP server on stdio.
+ * stdout carries only MCP messages; every diagnostic goes to stderr.
+ * @module
+ */
+import process from "node:process";
+import { SURFACE } from "./src/catalog.ts";
+import { ConfigError, helpText, parseConfig } from "./src/config.ts";
+import { StdioServerTransport } from "./src/sdk.ts";
+import { createTmuxMcpServer } from "./src/server.ts";
+import { describeSocket } from "./src/tmux/command.ts";
+import { tmuxVersion } from "./src/tmux/queries.ts";
+import { VERSION } from "./src/version.ts";
+
+/** Read a variable; unset or not in the `--allow-env` list both read as undefined. */
+function readEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function say(line: string): void {
+  console.error(`tmux-mcp: ${line}`);
+}
+
+async function main(): Promise<number | undefined> {
+  let outcome;
+  try {
+    outcome = parseConfig(Deno.args, readEnv, SURFACE);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      say(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  if (outcome.kind === "help") {
+    console.log(helpText(VERSION));
+    return 0;
+  }
+  if (outcome.kind === "version") {
+    console.log(VERSION);
+    return 0;
+  }
+  const { config } = outcome;
+  if (config.http) {
+    say(`--http (Streamable HTTP) is not available in ${VERSION}; omit it to serve over stdio`);
+    return 2;
+  }
+
+  const built = createTmuxMcpServer({ config, env: readEnv, version: VERSION, log: say });
+  say(
+    `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
+      config.toolsets.join(",") || "(none)"
+    } · ${built.tools.length} tools`,
+  );
+  try {
+    await tmuxVersion(built.tmux);
+  } catch {
+    say(
+      "tmux was not found on PATH; install it (e.g. `apt-get install tmux`, `brew install tmux`). " +
+        "Until then every tool answers tmux_not_found.",
+    );
+  }
+
+  const transport = new StdioServerTransport();
+  // The stdio transport does not end on EOF by itself; a client closing our stdin means goodbye.
+  process.stdin.on("end", () => void built.server.close().finally(() => Deno.exit(0)));
+  await built.server.connect(transport);
+  return undefined;
+}
+
+if (import.meta.main) {
+  const code = await main();
+  if (code !== undefined) Deno.exit(code);
+}

@@ -1,0 +1,174 @@
+/**
+ * The manifest: every tool's contract in one place. It drives tools/list, toolset filtering,
+ * `_meta` capability rows, the `tmux://capabilities` resource and the README tool table.
+ */
+import { z } from "zod";
+import { type Config, type Surface, TOOLSETS } from "./config.ts";
+import { errorSchema } from "./results.ts";
+import type { AnnotationClass, ToolSpec } from "./tool_spec.ts";
+import { discoveryTools } from "./tools/discovery.ts";
+
+/** Every tool name of the product by toolset (DESIGN §2), built in this version or not. */
+export const SURFACE: Surface = {
+  inspect: [
+    "list_sessions",
+    "list_windows",
+    "list_panes",
+    "get_server_info",
+    "get_session_info",
+    "get_window_info",
+    "get_pane_info",
+    "find_pane_by_position",
+    "get_tmux_variables",
+    "capture_pane",
+    "capture_since",
+    "snapshot_pane",
+    "search_panes",
+    "wait_for_text",
+    "show_option",
+    "show_environment",
+    "show_hooks",
+    "call_read_tools_batch",
+  ],
+  manage: [
+    "rename_session",
+    "rename_window",
+    "select_window",
+    "select_pane",
+    "select_layout",
+    "resize_window",
+    "resize_pane",
+    "move_window",
+    "swap_pane",
+    "set_pane_title",
+    "set_mouse_enabled",
+    "set_history_limit",
+    "wait_for_channel",
+    "signal_channel",
+  ],
+  execute: [
+    "create_session",
+    "create_window",
+    "split_window",
+    "respawn_pane",
+    "run_shell_command",
+    "send_keys",
+    "send_keys_batch",
+    "paste_text",
+    "set_synchronize_panes",
+  ],
+  teardown: ["clear_pane_scrollback", "kill_pane", "kill_window", "kill_session"],
+};
+
+/** The tools built in this version, in listing order. */
+export const TOOLS: readonly ToolSpec[] = [...discoveryTools];
+
+/** MCP annotation hints per class (DESIGN §2). */
+export const ANNOTATIONS: Record<
+  AnnotationClass,
+  { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: true }
+> = {
+  inspect: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
+  batch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  setter: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
+  ordered: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  execute: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  teardown: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+};
+
+/** The `_meta` key carrying a tool's capability facts. */
+export const CAPABILITY_META_KEY = "tmux-mcp/capability";
+
+/** The tools this configuration exposes: (toolsets ∪ --tools) − --exclude-tools, in order. */
+export function effectiveTools(config: Config): ToolSpec[] {
+  const excluded = new Set(config.excludeTools);
+  const added = new Set(config.tools);
+  return TOOLS.filter((t) =>
+    !excluded.has(t.name) && (config.toolsets.includes(t.toolset) || added.has(t.name))
+  );
+}
+
+/** For a built tool this configuration hides: what a person can change to enable it. */
+export function denialHint(name: string, config: Config): string {
+  const spec = TOOLS.find((t) => t.name === name);
+  if (config.excludeTools.includes(name)) {
+    return `${name} is removed by --exclude-tools (TMUX_MCP_EXCLUDE_TOOLS); a person can take it off that list.`;
+  }
+  return `A person can enable it with --toolsets ${spec?.toolset ?? "…"} or --tools ${name}.`;
+}
+
+/** Draft-7 JSON Schema of a zod schema, without the `$schema` key (added once at the root). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io });
+  return rest;
+}
+
+/** The advertised input schema of a tool. */
+export function inputJsonSchema(spec: ToolSpec): Record<string, unknown> {
+  return { $schema: "http://json-schema.org/draft-07/schema#", ...jsonSchema(spec.input, "input") };
+}
+
+/** The advertised success schema of a tool (no error variant). */
+export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
+  return jsonSchema(spec.output, "output");
+}
+
+/** The advertised outputSchema: `{type: "object", anyOf: [success, error]}`. */
+export function outputJsonSchema(spec: ToolSpec): Record<string, unknown> {
+  return {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    anyOf: [successJsonSchema(spec), jsonSchema(errorSchema, "output")],
+  };
+}
+
+/** The capability facts of one tool, as in `_meta` and the capabilities resource. */
+export function capabilityRow(spec: ToolSpec) {
+  return {
+    toolset: spec.toolset,
+    reach: spec.capability.reach,
+    effects: spec.capability.effects,
+    output: [...spec.capability.output],
+  };
+}
+
+/** The tools/list entry of one tool. */
+export function toolListEntry(spec: ToolSpec) {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: inputJsonSchema(spec) as { type: "object"; [k: string]: unknown },
+    outputSchema: outputJsonSchema(spec) as { type: "object"; [k: string]: unknown },
+    annotations: { title: spec.title, ...ANNOTATIONS[spec.annotations] },
+    _meta: { [CAPABILITY_META_KEY]: capabilityRow(spec) },
+  };
+}
+
+/** Every toolset name, re-exported for callers that only import the catalog. */
+export { TOOLSETS };

@@ -1,0 +1,114 @@
+/**
+ * Result envelopes (DESIGN §4) and bounding helpers.
+ *
+ * Success: `structuredContent` plus the same data as one compact JSON text block. Failure:
+ * `isError`, text `code: message` with a hint, and `structuredContent.error` with exactly
+ * `{code, message, effects, retryable}`. Bounding is tail-first (the newest lines win) and never
+ * splits a UTF-8 sequence.
+ */
+import { z } from "zod";
+import type { ToolError } from "./errors.ts";
+
+/** A tool result as sent over MCP (structurally the SDK's CallToolResult). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** The error variant of every outputSchema; matches seed 004's error object exactly. */
+export const errorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    effects: z.enum(["none", "possible"]),
+    retryable: z.boolean(),
+  }).strict(),
+});
+
+/** Wrap a handler's plain object as a success result. */
+export function successResult(data: Record<string, unknown>): ToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+}
+
+/** The text of an error result: `code: message` and the hint on the next line. */
+export function errorText(error: ToolError): string {
+  return `${error.code}: ${error.message}\nHint: ${error.hint}`;
+}
+
+/** Wrap a typed error as an error result. */
+export function errorResult(error: ToolError): ToolResult {
+  return {
+    isError: true,
+    content: [{ type: "text", text: errorText(error) }],
+    structuredContent: {
+      error: {
+        code: error.code,
+        message: error.message,
+        effects: error.effects,
+        retryable: error.retryable,
+      },
+    },
+  };
+}
+
+/** Default bounds of captured text (DESIGN §4). */
+export const TEXT_LIMITS = { lines: 200, bytes: 65_536, maxBytes: 262_144 } as const;
+
+/** A bounded text and what bounding dropped. */
+export interface BoundedText {
+  text: string;
+  truncated: boolean;
+  truncatedLines: number;
+  truncatedBytes: number;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 length of a string. */
+export function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/**
+ * Keep the newest `maxLines` lines and at most `maxBytes` UTF-8 bytes of `text`. Whole lines are
+ * dropped from the top first; if the newest line alone is too long, its tail is kept, cut on a
+ * code point boundary.
+ */
+export function boundText(text: string, maxLines: number, maxBytes: number): BoundedText {
+  const totalBytes = byteLength(text);
+  const lines = text === "" ? [] : text.split("\n");
+  let start = Math.max(0, lines.length - maxLines);
+  const sizes = lines.map((l) => byteLength(l));
+  // bytes of lines[start..] joined with "\n"
+  let bytes = sizes.slice(start).reduce((a, b) => a + b, 0) + Math.max(0, lines.length - start - 1);
+  while (bytes > maxBytes && lines.length - start > 1) {
+    bytes -= sizes[start] + 1;
+    start++;
+  }
+  let kept = lines.slice(start).join("\n");
+  if (bytes > maxBytes) kept = utf8Tail(kept, maxBytes);
+  const keptBytes = byteLength(kept);
+  return {
+    text: kept,
+    truncated: keptBytes < totalBytes,
+    truncatedLines: start,
+    truncatedBytes: totalBytes - keptBytes,
+  };
+}
+
+/** The longest suffix of `text` that fits in `maxBytes` UTF-8 bytes. */
+export function utf8Tail(text: string, maxBytes: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let from = bytes.length - maxBytes;
+  // Skip continuation bytes (10xxxxxx) so the cut lands on a code point boundary.
+  while (from < bytes.length && (bytes[from] & 0xc0) === 0x80) from++;
+  return new TextDecoder().decode(bytes.subarray(from));
+}
+
+/** Cap a listing; `dropped` counts rows left out (the first rows are kept: listings are ordered). */
+export function boundRows<T>(rows: readonly T[], max: number): { rows: T[]; dropped: number } {
+  return { rows: rows.slice(0, max), dropped: Math.max(0, rows.length - max) };
+}

@@ -1,0 +1,18 @@
+/**
+ * The only server-side module that imports the MCP SDK. Subpaths other than `/server` type as
+ * `any` under `deno check` unless their declarations are named explicitly (DESIGN §9).
+ */
+export { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
+export {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode as JsonRpcErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/server/stdio"
+export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";

@@ -1,0 +1,265 @@
+/**
+ * The one-shot tmux runner: the only code that starts tmux processes.
+ *
+ * argv only (never a shell), `-u` always (UTF-8 output regardless of locale), the pinned socket on
+ * every call, optional stdin, a deadline and an AbortSignal, central escaping of a trailing `;`,
+ * and classification of failures into typed errors. See DESIGN §5 and §9.
+ */
+import { classifyTmuxFailure, type Effects, preview, ToolError } from "../errors.ts";
+
+/** Which tmux server this process talks to. */
+export type SocketSpec =
+  | { kind: "default" }
+  | { kind: "name"; name: string }
+  | { kind: "path"; path: string };
+
+/** One tmux command: its name followed by its arguments (unescaped). */
+export type TmuxCommand = readonly string[];
+
+/** Options of one invocation. */
+export interface RunOptions {
+  /** Bytes or text written to tmux's stdin (e.g. `load-buffer -`). */
+  stdin?: Uint8Array | string;
+  /** Abort to kill the invocation; reported as `cancelled`. */
+  signal?: AbortSignal;
+  /** Deadline in milliseconds; reported as `timeout`. */
+  timeoutMs?: number;
+  /** `possible` when the commands may change state, so failures say so. */
+  effects?: Effects;
+}
+
+/** Reads one environment variable; returns undefined when unset or not permitted. */
+export type EnvReader = (name: string) => string | undefined;
+
+/**
+ * Variables passed to tmux when the environment must be reduced (a loader variable such as
+ * `LD_PRELOAD` is set and Deno refuses to spawn with it). Each is in the `--allow-env` list.
+ */
+export const REDUCED_ENV_NAMES = [
+  "HOME",
+  "PATH",
+  "USER",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMUX_TMPDIR",
+] as const;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Escape one argument so tmux cannot read its trailing `;` as a command separator. */
+export function escapeArgument(arg: string): string {
+  if (arg.includes("\0")) {
+    throw new ToolError("invalid_arguments", "a value contains a NUL byte, which tmux cannot take");
+  }
+  // tmux strips a trailing `;` (separator) and turns a trailing `\;` into `;`; inserting one
+  // backslash before the final `;` therefore always yields the original text.
+  return arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+/** Refuse an agent value that tmux would read as a flag where it is placed positionally. */
+export function refuseFlagLike(value: string, what: string): string {
+  if (value.startsWith("-")) {
+    throw new ToolError("invalid_arguments", `${what} must not start with "-": ${preview(value)}`, {
+      hint: `tmux would read it as an option; choose a ${what} that does not begin with "-".`,
+    });
+  }
+  return value;
+}
+
+/** Options of a {@link TmuxRunner}. */
+export interface TmuxRunnerOptions {
+  socket: SocketSpec;
+  env: EnvReader;
+  /** Called once when the runner falls back to a reduced environment. */
+  onNotice?: (message: string) => void;
+  defaultTimeoutMs?: number;
+}
+
+/** Spawns tmux for one or more chained commands; one instance per server (no module state). */
+export class TmuxRunner {
+  readonly socket: SocketSpec;
+  #env: EnvReader;
+  #notice: (message: string) => void;
+  #timeoutMs: number;
+  #reducedEnv: Record<string, string> | undefined;
+
+  constructor(options: TmuxRunnerOptions) {
+    this.socket = options.socket;
+    this.#env = options.env;
+    this.#notice = options.onNotice ?? (() => {});
+    this.#timeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Whether new tmux processes get the reduced environment (see {@link REDUCED_ENV_NAMES}). */
+  get reducedEnvironment(): boolean {
+    return this.#reducedEnv !== undefined;
+  }
+
+  /** The full argv (after `tmux`) for these commands: global flags, escaped args, bare `;`. */
+  argv(commands: TmuxCommand | readonly TmuxCommand[]): string[] {
+    const list = isCommandList(commands) ? commands : [commands];
+    const args = ["-u", ...socketArgs(this.socket)];
+    list.forEach((command, i) => {
+      if (i > 0) args.push(";");
+      args.push(...command.map(escapeArgument));
+    });
+    return args;
+  }
+
+  /** Run the commands in one tmux invocation and return stdout (UTF-8, invalid bytes replaced). */
+  async run(
+    commands: TmuxCommand | readonly TmuxCommand[],
+    options: RunOptions = {},
+  ): Promise<string> {
+    const args = this.argv(commands);
+    const effects = options.effects ?? "none";
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    if (options.signal?.aborted) {
+      throw new ToolError("cancelled", "the call was cancelled before tmux was started");
+    }
+    let output: Deno.CommandOutput;
+    try {
+      output = await this.#spawn(args, options.stdin, signal);
+    } catch (error) {
+      if (error instanceof ToolError) throw error.withEffects(effects);
+      if (options.signal?.aborted) {
+        throw new ToolError("cancelled", "the call was cancelled", { effects });
+      }
+      if (deadline.aborted) {
+        throw new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`, { effects });
+      }
+      if (error instanceof Deno.errors.NotFound) {
+        throw new ToolError("tmux_not_found", "tmux is not installed or not on PATH");
+      }
+      throw new ToolError("tmux_failed", `could not start tmux: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    // A tmux client killed by our signal may still exit 0, so check the signals first.
+    if (options.signal?.aborted) {
+      throw new ToolError("cancelled", "the call was cancelled", { effects });
+    }
+    if (deadline.aborted) {
+      throw new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`, { effects });
+    }
+    const decoder = new TextDecoder();
+    if (!output.success) {
+      const { code, message } = classifyTmuxFailure(decoder.decode(output.stderr));
+      throw new ToolError(code, message, { effects });
+    }
+    return decoder.decode(output.stdout);
+  }
+
+  /** `tmux -V`, trimmed: works without a server; `tmux_not_found` when tmux is missing. */
+  async version(signal?: AbortSignal): Promise<string> {
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    try {
+      const out = await this.#spawn(
+        ["-V"],
+        undefined,
+        signal ? AbortSignal.any([signal, deadline]) : deadline,
+      );
+      return new TextDecoder().decode(out.stdout).trim();
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new ToolError("tmux_not_found", "tmux is not installed or not on PATH");
+      }
+      throw error;
+    }
+  }
+
+  async #spawn(
+    args: string[],
+    stdin: Uint8Array | string | undefined,
+    signal: AbortSignal,
+  ): Promise<Deno.CommandOutput> {
+    try {
+      return await this.#spawnOnce(args, stdin, signal);
+    } catch (error) {
+      // Deno refuses to spawn while LD_*/DYLD_* loader variables are set (unless --allow-run is
+      // unscoped, which we never ask for). Fall back to a reduced, explicit environment once.
+      if (
+        this.#reducedEnv === undefined && error instanceof Deno.errors.NotCapable &&
+        /environment variable/.test(error.message)
+      ) {
+        this.#reducedEnv = this.#buildReducedEnv();
+        this.#notice(
+          "a loader variable (LD_*/DYLD_*) is set: tmux is started with a reduced environment " +
+            `(${REDUCED_ENV_NAMES.join(", ")}), so new tmux servers' shells see only those`,
+        );
+        return await this.#spawnOnce(args, stdin, signal);
+      }
+      throw error;
+    }
+  }
+
+  async #spawnOnce(
+    args: string[],
+    stdin: Uint8Array | string | undefined,
+    signal: AbortSignal,
+  ): Promise<Deno.CommandOutput> {
+    const command = new Deno.Command("tmux", {
+      args,
+      stdin: stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+      signal,
+      ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
+    });
+    const child = command.spawn();
+    if (stdin !== undefined) {
+      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+      const writer = child.stdin.getWriter();
+      try {
+        await writer.write(bytes);
+        await writer.close();
+      } catch {
+        // tmux exited before reading everything; its exit status tells the story.
+      }
+    }
+    return await child.output();
+  }
+
+  #buildReducedEnv(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const name of REDUCED_ENV_NAMES) {
+      const value = this.#env(name);
+      if (value !== undefined) env[name] = value;
+    }
+    return env;
+  }
+}
+
+function isCommandList(
+  commands: TmuxCommand | readonly TmuxCommand[],
+): commands is readonly TmuxCommand[] {
+  return commands.length > 0 && Array.isArray(commands[0]);
+}
+
+function socketArgs(socket: SocketSpec): string[] {
+  switch (socket.kind) {
+    case "name":
+      return ["-L", socket.name];
+    case "path":
+      return ["-S", socket.path];
+    default:
+      return [];
+  }
+}
+
+/** Human-readable name of a socket choice, for notes and the startup line. */
+export function describeSocket(socket: SocketSpec): string {
+  switch (socket.kind) {
+    case "name":
+      return `socket name "${socket.name}"`;
+    case "path":
+      return `socket ${socket.path}`;
+    default:
+      return "tmux's default socket";
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Exact targets, generations, caller identity and watched panes (DESIGN §5, §6).
+ *
+ * tmux resolves `-t name` by prefix and glob (`-t alp` finds `alpha`); here a session is either
+ * its id `$N` or an exact name sent as `=name`, and anything else is `target_not_found`.
+ */
+import { preview, ToolError } from "../errors.ts";
+
+/** Pattern of a pane id. */
+export const PANE_ID = /^%\d+$/;
+/** Pattern of a window id. */
+export const WINDOW_ID = /^@\d+$/;
+/** Pattern of a session id. */
+export const SESSION_ID = /^\$\d+$/;
+
+/** True when `ref` (an id `$N` or an exact name) names this session. */
+export function sessionMatches(
+  ref: string,
+  session: { sessionId: string; sessionName: string },
+): boolean {
+  return SESSION_ID.test(ref) ? session.sessionId === ref : session.sessionName === ref;
+}
+
+/**
+ * The `-t` value for a session reference: `$N` as itself, a name as `=name` (exact match).
+ * tmux never stores `:` or `.` in a session name and would parse them as window/pane parts, so
+ * such a name cannot exist and is refused before reaching tmux.
+ */
+export function sessionTarget(ref: string): string {
+  if (SESSION_ID.test(ref)) return ref;
+  // deno-lint-ignore no-control-regex -- control characters are exactly what we refuse
+  if (ref === "" || /[:.]/.test(ref) || /[\x00-\x1f\x7f]/.test(ref)) {
+    throw new ToolError("target_not_found", `no session is named ${preview(ref)}`, {
+      hint: "Session names never contain ':', '.' or control characters; " +
+        "call list_sessions and pass a sessionId ($N) or an exact name.",
+    });
+  }
+  return `=${ref}`;
+}
+
+/** Throw `target_not_found` for a session reference that matched nothing. */
+export function sessionNotFound(ref: string): ToolError {
+  return new ToolError(
+    "target_not_found",
+    `no session ${preview(ref)} (ids and exact names only)`,
+    {
+      hint: "Call list_sessions and pass a sessionId ($N) or the exact session name.",
+    },
+  );
+}
+
+/**
+ * A pane's generation: changes when the pane's process is replaced (respawn, kill and recreate)
+ * or the server restarts and reuses ids. Opaque to agents.
+ */
+export function generationOf(serverPid: number, panePid: number): string {
+  return `g${serverPid.toString(36)}.${panePid.toString(36)}`;
+}
+
+/** Who called us, from the environment tmux gives its panes (`$TMUX`, `$TMUX_PANE`). */
+export interface CallerIdentity {
+  /** Socket path of the server the caller lives in. */
+  socketPath: string;
+  /** That server's pid: compared with the pinned server's pid, not the socket path alone. */
+  serverPid: number;
+  /** The caller's pane id, when `$TMUX_PANE` is set. */
+  paneId?: string;
+}
+
+/** Parse `$TMUX` ("socket,pid,session") and `$TMUX_PANE`; undefined outside tmux. */
+export function callerIdentity(
+  tmux: string | undefined,
+  tmuxPane: string | undefined,
+): CallerIdentity | undefined {
+  if (!tmux) return undefined;
+  const match = /^(.*),(\d+),(\d+)$/s.exec(tmux);
+  if (!match) return undefined;
+  const paneId = tmuxPane && PANE_ID.test(tmuxPane) ? tmuxPane : undefined;
+  return { socketPath: match[1], serverPid: Number(match[2]), paneId };
+}
+
+/** True when this pane is the caller's own pane on this very server. */
+export function isCallerPane(
+  caller: CallerIdentity | undefined,
+  serverPid: number,
+  paneId: string,
+): boolean {
+  return caller?.paneId !== undefined && caller.serverPid === serverPid &&
+    caller.paneId === paneId;
+}
+
+/** An attached client as seen by `list-clients`. */
+export interface ClientRow {
+  pid: number;
+  sessionId: string;
+  controlMode: boolean;
+  name: string;
+}
+
+/**
+ * Sessions a person is watching: attached clients other than our own control clients (known by
+ * pid). Control clients that are not ours (iTerm2's `-CC`) are people too.
+ */
+export function watchedSessions(
+  clients: readonly ClientRow[],
+  ownClientPids: ReadonlySet<number>,
+): Map<string, number> {
+  const people = new Map<string, number>();
+  for (const client of clients) {
+    if (ownClientPids.has(client.pid) || client.sessionId === "") continue;
+    people.set(client.sessionId, (people.get(client.sessionId) ?? 0) + 1);
+  }
+  return people;
+}

@@ -1,0 +1,47 @@
+/** The shape of one manifest entry and the context its handler receives. */
+import type { z } from "zod";
+import type { Config, Toolset } from "./config.ts";
+import type { TmuxContext } from "./tmux/context.ts";
+
+/** Rows of DESIGN §2's annotation table. */
+export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";
+
+/** Capability facts advertised in `_meta` and `tmux://capabilities`. */
+export interface Capability {
+  /** What the tool can reach beyond tmux's own state. */
+  reach: "none" | "pane-input" | "pane-command" | "configured-process";
+  /** What it does to tmux state. */
+  effects: "observe" | "change" | "delete";
+  /** Classes of output it returns, e.g. `metadata`, `terminal-text`. */
+  output: readonly string[];
+}
+
+/** What a handler gets besides its validated arguments. */
+export interface ToolContext {
+  readonly tmux: TmuxContext;
+  readonly config: Config;
+  /** Aborted when the client cancels the request. */
+  readonly signal: AbortSignal;
+}
+
+/** One tool: its whole contract and its handler. */
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  name: string;
+  toolset: Toolset;
+  title: string;
+  description: string;
+  /** Strict input schema; no `.default()` (defaults are applied in the handler). */
+  input: I;
+  /** Success schema; the advertised outputSchema adds the error variant. */
+  output: O;
+  annotations: AnnotationClass;
+  capability: Capability;
+  handler: (args: z.infer<I>, ctx: ToolContext) => Promise<z.infer<O>>;
+}
+
+/** Define a tool with its handler's types inferred from its schemas. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodType>(
+  spec: ToolSpec<I, O>,
+): ToolSpec {
+  return spec as unknown as ToolSpec;
+}

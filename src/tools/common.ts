@@ -1,0 +1,11 @@
+/** Argument schemas shared by many tools. */
+import { z } from "zod";
+
+/** A pane id such as `%3`. */
+export const paneIdSchema = z.string().regex(/^%\d+$/).describe("Pane id, e.g. %1.");
+/** A window id such as `@2`. */
+export const windowIdSchema = z.string().regex(/^@\d+$/).describe("Window id, e.g. @1.");
+/** A session reference: `$N` or an exact name (never a prefix or pattern). */
+export const sessionRefSchema = z.string().min(1).max(256).describe(
+  "Session id ($1) or exact session name.",
+);

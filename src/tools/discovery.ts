@@ -1,0 +1,189 @@
+/** Listing tools: list_sessions, list_windows, list_panes. */
+import { z } from "zod";
+import { ToolError } from "../errors.ts";
+import { boundRows } from "../results.ts";
+import { describeSocket } from "../tmux/command.ts";
+import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
+import { sessionMatches, sessionNotFound } from "../tmux/targets.ts";
+import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { paneIdSchema, sessionRefSchema, windowIdSchema } from "./common.ts";
+
+/** Rows a listing returns at most; the rest is disclosed in `note` and `truncated`. */
+export const LIST_LIMIT = 1000;
+
+/** The canonical pane row (DESIGN §4). */
+export const paneRowSchema = z.object({
+  paneId: paneIdSchema,
+  generation: z.string().describe("Opaque token; changes when the pane's process is replaced."),
+  sessionId: z.string(),
+  sessionName: z.string(),
+  windowId: z.string(),
+  windowIndex: z.int(),
+  windowName: z.string(),
+  paneIndex: z.int(),
+  active: z.boolean(),
+  width: z.int(),
+  height: z.int(),
+  left: z.int(),
+  top: z.int(),
+  currentCommand: z.string(),
+  currentPath: z.string(),
+  pid: z.int(),
+  dead: z.boolean(),
+  inMode: z.boolean(),
+  title: z.string(),
+  isCaller: z.boolean().describe("The pane this server was started from."),
+  isAttended: z.boolean().describe("A person's client is showing this pane right now."),
+}).strict();
+
+const sessionRowSchema = z.object({
+  sessionId: z.string(),
+  sessionName: z.string(),
+  windows: z.int(),
+  attached: z.int().describe("Clients of people attached (this server's own clients excluded)."),
+  created: z.string().describe("ISO 8601 creation time."),
+  path: z.string(),
+}).strict();
+
+const windowRowSchema = z.object({
+  windowId: windowIdSchema,
+  windowIndex: z.int(),
+  windowName: z.string(),
+  sessionId: z.string(),
+  sessionName: z.string(),
+  active: z.boolean(),
+  panes: z.int(),
+  width: z.int(),
+  height: z.int(),
+  zoomed: z.boolean(),
+}).strict();
+
+const listingExtras = {
+  note: z.string().optional().describe("Why the listing is empty or shortened."),
+  truncated: z.boolean().optional().describe(`True when more than ${LIST_LIMIT} rows existed.`),
+};
+
+/**
+ * Run a listing; a server that is not running is an empty listing with a note, not an error.
+ * Rows beyond {@link LIST_LIMIT} are dropped and disclosed.
+ */
+async function listing<T>(
+  ctx: ToolContext,
+  what: string,
+  fetch: () => Promise<T[]>,
+): Promise<{ rows: T[]; note?: string; truncated?: boolean }> {
+  let rows: T[];
+  try {
+    rows = await fetch();
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "server_not_running") {
+      return {
+        rows: [],
+        note: `no tmux server is running on ${describeSocket(ctx.config.socket)}`,
+      };
+    }
+    throw error;
+  }
+  const bounded = boundRows(rows, LIST_LIMIT);
+  if (bounded.dropped === 0) return { rows: bounded.rows };
+  return {
+    rows: bounded.rows,
+    truncated: true,
+    note: `showing the first ${LIST_LIMIT} of ${rows.length} ${what}; filter to see the rest`,
+  };
+}
+
+function withExtras<K extends string, T>(
+  key: K,
+  result: { rows: T[]; note?: string; truncated?: boolean },
+) {
+  return {
+    [key]: result.rows,
+    ...(result.note !== undefined ? { note: result.note } : {}),
+    ...(result.truncated ? { truncated: true } : {}),
+  } as { [P in K]: T[] } & { note?: string; truncated?: boolean };
+}
+
+/** The listing tools' manifest entries. */
+export const discoveryTools = [
+  defineTool({
+    name: "list_sessions",
+    toolset: "inspect",
+    title: "List tmux sessions",
+    description: "List every session of the tmux server: id ($N), name, window count, how many " +
+      "people are attached, creation time and start directory. Start here: later calls take " +
+      "the ids this returns. No server running gives an empty list with a note.",
+    input: z.object({}).strict(),
+    output: z.object({ sessions: z.array(sessionRowSchema), ...listingExtras }).strict(),
+    annotations: "inspect",
+    capability: { reach: "none", effects: "observe", output: ["metadata"] },
+    handler: async (_args, ctx) =>
+      withExtras(
+        "sessions",
+        await listing(ctx, "sessions", () => listSessions(ctx.tmux, ctx.signal)),
+      ),
+  }),
+  defineTool({
+    name: "list_windows",
+    toolset: "inspect",
+    title: "List tmux windows",
+    description: "List windows with their ids (@N), index, name, session, size, pane count and " +
+      "whether each is its session's active or zoomed window. Give `session` ($N or the exact " +
+      "name) to list one session; names never match by prefix.",
+    input: z.object({
+      session: sessionRefSchema.optional().describe(
+        "Session id ($1) or exact session name. Omit for all sessions.",
+      ),
+    }).strict(),
+    output: z.object({ windows: z.array(windowRowSchema), ...listingExtras }).strict(),
+    annotations: "inspect",
+    capability: { reach: "none", effects: "observe", output: ["metadata"] },
+    handler: async ({ session }, ctx) => {
+      const result = await listing(ctx, "windows", async () => {
+        const rows = await listWindows(ctx.tmux, ctx.signal);
+        if (session === undefined) return rows;
+        const mine = rows.filter((w) => sessionMatches(session, w));
+        if (mine.length === 0) throw sessionNotFound(session);
+        return mine;
+      });
+      return withExtras("windows", result);
+    },
+  }),
+  defineTool({
+    name: "list_panes",
+    toolset: "inspect",
+    title: "List tmux panes",
+    description: "List panes with their ids (%N) and a `generation` token, position and size, " +
+      "running command, working directory, dead/in-mode state, and two safety flags: " +
+      "`isCaller` (the pane this server runs in) and `isAttended` (a person is looking at it). " +
+      "Filter by `session` ($N or exact name) and/or `window` (@N).",
+    input: z.object({
+      session: sessionRefSchema.optional().describe("Session id ($1) or exact session name."),
+      window: windowIdSchema.optional().describe("Window id, e.g. @1."),
+    }).strict(),
+    output: z.object({ panes: z.array(paneRowSchema), ...listingExtras }).strict(),
+    annotations: "inspect",
+    capability: { reach: "none", effects: "observe", output: ["metadata"] },
+    handler: async ({ session, window }, ctx) => {
+      const result = await listing(ctx, "panes", async () => {
+        let rows = await listPanes(ctx.tmux, ctx.signal);
+        if (session !== undefined) {
+          rows = rows.filter((p) => sessionMatches(session, p));
+          if (rows.length === 0) throw sessionNotFound(session);
+        }
+        if (window !== undefined) {
+          rows = rows.filter((p) => p.windowId === window);
+          if (rows.length === 0) {
+            throw new ToolError(
+              "target_not_found",
+              session === undefined ? `no window ${window}` : `no window ${window} in that session`,
+              { hint: "Call list_windows and use a windowId from it." },
+            );
+          }
+        }
+        return rows;
+      });
+      return withExtras("panes", result);
+    },
+  }),
+];

@@ -1,0 +1,161 @@
+/** Configuration: parsing, precedence, validation, toolset subsets and main.ts exit behaviour. */
+import { assert, assertEquals, assertMatch, assertThrows } from "./support/assert.ts";
+import { SURFACE, TOOLS } from "../src/catalog.ts";
+import { ConfigError, parseConfig, TOOLSETS } from "../src/config.ts";
+import { connectInProcess, runMain } from "./support/client.ts";
+
+function parse(args: string[], env: Record<string, string> = {}) {
+  const outcome = parseConfig(args, (n) => env[n], SURFACE);
+  if (outcome.kind !== "run") throw new Error(outcome.kind);
+  return outcome.config;
+}
+
+function refused(args: string[], env: Record<string, string> = {}): string {
+  return assertThrows(() => parse(args, env), ConfigError).message;
+}
+
+Deno.test("defaults: inspect, manage, execute; live; 30 s waits; default socket", () => {
+  const config = parse([]);
+  assertEquals(config.toolsets, ["inspect", "manage", "execute"]);
+  assertEquals(config.socket, { kind: "default" });
+  assertEquals(config.waitMaxMs, 30_000);
+  assertEquals(config.live, true);
+  assertEquals(config.allowWatchedPanes, false);
+  assert(Object.isFrozen(config) && Object.isFrozen(config.toolsets));
+});
+
+Deno.test("precedence: flag > TMUX_MCP_* > LIBTMUX_*", () => {
+  const env = {
+    TMUX_MCP_TOOLSETS: "manage",
+    LIBTMUX_TOOLSETS: "teardown",
+    TMUX_MCP_SOCKET_NAME: "envname",
+    LIBTMUX_SOCKET_PATH: "/tmp/alias.sock",
+    TMUX_MCP_WAIT_MAX_MS: "5000",
+  };
+  assertEquals(parse(["--toolsets", "inspect"], env).toolsets, ["inspect"]);
+  assertEquals(parse([], env).toolsets, ["manage"]);
+  assertEquals(parse([], { LIBTMUX_TOOLSETS: "teardown" }).toolsets, ["teardown"]);
+  assertEquals(parse(["-L", "flagname"], env).socket, { kind: "name", name: "flagname" });
+  assertEquals(parse([], env).socket, { kind: "name", name: "envname" });
+  assertEquals(parse([], { LIBTMUX_SOCKET_PATH: "/tmp/a.sock" }).socket, {
+    kind: "path",
+    path: "/tmp/a.sock",
+  });
+  assertEquals(parse([], { LIBTMUX_SOCKET: "aliasname" }).socket, {
+    kind: "name",
+    name: "aliasname",
+  });
+  assertEquals(parse(["--wait-max-ms", "2000"], env).waitMaxMs, 2000);
+  assertEquals(parse([], env).waitMaxMs, 5000);
+  assertEquals(parse([], { TMUX_MCP_LIVE: "0" }).live, false);
+  assertEquals(parse(["--no-live"], { TMUX_MCP_LIVE: "1" }).live, false);
+  assertEquals(parse([], { TMUX_MCP_ALLOW_WATCHED_PANES: "1" }).allowWatchedPanes, true);
+  assertEquals(parse(["--allow-watched-panes"]).allowWatchedPanes, true);
+  assertEquals(parse(["--tools", "list_panes"], { TMUX_MCP_TOOLS: "kill_pane" }).tools, [
+    "list_panes",
+  ]);
+});
+
+Deno.test("inside tmux, the default socket is the one of $TMUX", () => {
+  const config = parse([], { TMUX: "/tmp/tmux-1000/default,1234,0", TMUX_PANE: "%3" });
+  assertEquals(config.socket, { kind: "path", path: "/tmp/tmux-1000/default" });
+  assertEquals(config.socketSource, "tmux-env");
+  assertEquals(parse(["-L", "x"], { TMUX: "/tmp/s,1,0" }).socket, { kind: "name", name: "x" });
+});
+
+Deno.test("invalid configuration is one line naming what is valid", () => {
+  assertMatch(refused(["--toolsets", "inspect,bogus"]), /valid toolsets: inspect, manage/);
+  assertMatch(refused(["--tools", "no_such_tool"]), /unknown tool .*valid tools: list_sessions/);
+  assertMatch(refused(["--exclude-tools", "nope"]), /--exclude-tools: unknown tool/);
+  assertMatch(refused(["-L", "a", "-S", "/tmp/b"]), /exclusive/);
+  assertMatch(refused([], { TMUX_MCP_SOCKET_NAME: "a", TMUX_MCP_SOCKET_PATH: "/b" }), /exclusive/);
+  assertMatch(refused(["--frobnicate"]), /unknown option --frobnicate; valid options: /);
+  assertMatch(refused(["--socket-name", "bad\nname"]), /control character/);
+  assertMatch(refused([], { TMUX_MCP_TOOLS: "list_panes\x1b" }), /control character/);
+  assertMatch(refused(["--wait-max-ms", "999"]), /1000 to 600000/);
+  assertMatch(refused(["--wait-max-ms", "600001"]), /1000 to 600000/);
+  assertMatch(refused(["--wait-max-ms", "12s"]), /integer/);
+  assertMatch(refused([], { TMUX_MCP_LIVE: "maybe" }), /TMUX_MCP_LIVE must be 1 or 0/);
+  assertMatch(refused(["--http", "nohost"]), /HOST:PORT/);
+  assertMatch(refused(["--http", "127.0.0.1:70000"]), /HOST:PORT/);
+  assertMatch(refused(["--http-token", "t"]), /needs --http/);
+  assertMatch(refused(["stray"]), /unexpected argument/);
+  for (const message of [refused(["--toolsets", "x"]), refused(["--nope"])]) {
+    assert(!message.includes("\n"), "one line");
+  }
+  assertEquals(parse(["--http", "[::1]:8765"]).http, { host: "[::1]", port: 8765 });
+});
+
+Deno.test("every subset of the four toolsets lists exactly its built tools", async () => {
+  const built = new Set(TOOLS.map((t) => t.name));
+  for (let mask = 0; mask < 16; mask++) {
+    const sets = TOOLSETS.filter((_, i) => mask & (1 << i));
+    const { client, close } = await connectInProcess(["--toolsets", sets.join(","), "-L", "x"]);
+    try {
+      const { tools } = await client.listTools();
+      const expected = sets.flatMap((s) => SURFACE[s]).filter((n) => built.has(n));
+      assertEquals(tools.map((t) => t.name).sort(), expected.sort(), sets.join(","));
+    } finally {
+      await close();
+    }
+  }
+});
+
+Deno.test("--tools adds, --exclude-tools removes and wins; removed tools are tool_denied", async () => {
+  const { client, close } = await connectInProcess([
+    "--toolsets",
+    "",
+    "--tools",
+    "list_panes,list_windows",
+    "--exclude-tools",
+    "list_windows",
+    "-L",
+    "x",
+  ]);
+  try {
+    const { tools } = await client.listTools();
+    assertEquals(tools.map((t) => t.name), ["list_panes"]);
+    const excluded = await client.callTool({ name: "list_windows", arguments: {} });
+    assertEquals(excluded.isError, true);
+    const text = (excluded.content as Array<{ text: string }>)[0].text;
+    assertMatch(text, /^tool_denied: /);
+    assertMatch(text, /--exclude-tools/);
+    const off = await client.callTool({ name: "list_sessions", arguments: {} });
+    assertMatch(
+      (off.content as Array<{ text: string }>)[0].text,
+      /--toolsets inspect or --tools list_sessions/,
+    );
+    let rpcError: unknown;
+    try {
+      await client.callTool({ name: "no_such_tool", arguments: {} });
+    } catch (error) {
+      rpcError = error;
+    }
+    assertMatch(String(rpcError), /-32602|Unknown tool/);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("main.ts: invalid input exits non-zero with one stderr line; --help and --version", async () => {
+  const bad = await runMain(["--toolsets", "bogus"]);
+  assertEquals(bad.code, 2);
+  assertEquals(bad.stdout, "");
+  assertEquals(bad.stderr.trim().split("\n").length, 1);
+  assertMatch(bad.stderr, /valid toolsets/);
+  const both = await runMain([], { TMUX_MCP_SOCKET_NAME: "a", TMUX_MCP_SOCKET_PATH: "/tmp/b" });
+  assertEquals(both.code, 2);
+  const version = await runMain(["--version"]);
+  const manifest = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+  assertEquals(version.stdout.trim(), manifest.version);
+  const help = await runMain(["--help"]);
+  assertEquals(help.code, 0);
+  for (
+    const flag of ["--socket-name", "--exclude-tools", "--wait-max-ms", "--allow-watched-panes"]
+  ) {
+    assert(help.stdout.includes(flag), flag);
+  }
+  const http = await runMain(["--http", "127.0.0.1:8765"]);
+  assertEquals(http.code, 2);
+  assertMatch(http.stderr, /not available/);
+});

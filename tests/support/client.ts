@@ -1,0 +1,138 @@
+/** MCP client helpers: in-process (InMemoryTransport) and end-to-end over stdio (main.ts). */
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { SURFACE } from "../../src/catalog.ts";
+import { parseConfig } from "../../src/config.ts";
+import { createTmuxMcpServer } from "../../src/server.ts";
+import { cleanEnv } from "./fixture.ts";
+
+export type { CallToolResult };
+
+/** A connected client plus a way to close both ends. */
+export interface Connected {
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/**
+ * Connect an SDK client to an in-process server configured from `args` and `env`.
+ * Tools are listed once so the client validates every structuredContent against its outputSchema.
+ */
+export async function connectInProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Connected> {
+  const reader = (name: string) => env[name];
+  const outcome = parseConfig(args, reader, SURFACE);
+  if (outcome.kind !== "run") throw new Error("expected a run configuration");
+  const logs: string[] = [];
+  const built = createTmuxMcpServer({
+    config: outcome.config,
+    env: reader,
+    version: "test",
+    log: (m) => logs.push(m),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "tmux-mcp-tests", version: "1" });
+  await built.server.connect(serverSide);
+  await client.connect(clientSide);
+  await client.listTools();
+  return {
+    client,
+    stderr: () => logs.join("\n"),
+    close: async () => {
+      await client.close();
+      await built.server.close();
+    },
+  };
+}
+
+/** The permission flags of `deno task start`, read from deno.json so tests use exactly those. */
+export async function startPermissions(): Promise<string[]> {
+  const manifest = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const words: string[] = manifest.tasks.start.split(/\s+/);
+  const from = words.indexOf("run") + 1;
+  const to = words.indexOf("main.ts");
+  return words.slice(from, to);
+}
+
+/** Absolute path of main.ts. */
+export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Spawn main.ts with the start permissions and connect an SDK client over stdio. */
+export async function connectStdio(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...await startPermissions(), MAIN, ...args],
+    env: cleanEnv({ NO_COLOR: "1", ...env }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const client = new Client({ name: "tmux-mcp-e2e", version: "1" });
+  await client.connect(transport);
+  await client.listTools();
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** Run main.ts to completion (for config errors, --help, --version). */
+export async function runMain(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...await startPermissions(), MAIN, ...args],
+    clearEnv: true,
+    env: cleanEnv({ NO_COLOR: "1", ...env }),
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Call a tool and return its result (validated by the client against the outputSchema). */
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  return await client.callTool({ name, arguments: args }) as CallToolResult;
+}
+
+/** structuredContent of a successful call; fails the test on an error result. */
+export async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
+  const result = await call(client, name, args);
+  if (result.isError) {
+    throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  }
+  return result.structuredContent as T;
+}
+
+/** The error object of a failed call; fails the test on success. */
+export async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ code: string; message: string; effects: string; retryable: boolean; text: string }> {
+  const result = await call(client, name, args);
+  if (!result.isError) throw new Error(`${name} unexpectedly succeeded`);
+  const error = (result.structuredContent as { error: Record<string, unknown> }).error;
+  const text = (result.content[0] as { text: string }).text;
+  return {
+    ...(error as { code: string; message: string; effects: string; retryable: boolean }),
+    text,
+  };
+}
