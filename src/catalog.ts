@@ -7,6 +7,8 @@ import { type Config, type Surface, TOOLSETS } from "./config.ts";
 import { errorSchema } from "./results.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_spec.ts";
 import { discoveryTools } from "./tools/discovery.ts";
+import { inspectTools } from "./tools/inspect.ts";
+import { settingsTools } from "./tools/settings.ts";
 
 /** Every tool name of the product by toolset (DESIGN §2), built in this version or not. */
 export const SURFACE: Surface = {
@@ -61,7 +63,7 @@ export const SURFACE: Surface = {
 };
 
 /** The tools built in this version, in listing order. */
-export const TOOLS: readonly ToolSpec[] = [...discoveryTools];
+export const TOOLS: readonly ToolSpec[] = [...discoveryTools, ...inspectTools, ...settingsTools];
 
 /** MCP annotation hints per class (DESIGN §2). */
 export const ANNOTATIONS: Record<

@@ -115,7 +115,10 @@ export function classifyTmuxFailure(stderr: string): { code: ErrorCode; message:
   if (/^(server exited unexpectedly|lost server)/.test(line)) {
     return { code: "server_gone", message: text };
   }
-  if (/^can't find (session|window|pane|client)/.test(line) || /^session not found/.test(line)) {
+  if (
+    /^(can't find|no such) (session|window|pane|client)/.test(line) ||
+    /^session not found/.test(line)
+  ) {
     return { code: "target_not_found", message: text };
   }
   return { code: "tmux_failed", message: text };

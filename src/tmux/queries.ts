@@ -1,11 +1,19 @@
 /**
- * Typed read queries: each is one tmux invocation (listing plus `list-clients` chained with a
- * bare `;`) decoded with nonce separators, so names and paths holding `:`, tabs or newlines
- * cannot shift a field.
+ * Typed read queries over the server's objects. Each call is ONE tmux invocation: the listings it
+ * needs plus `list-clients`, chained with a bare `;` and decoded with nonce separators, so names
+ * and paths holding `:`, tabs or newlines cannot shift a field.
  */
 import type { TmuxContext } from "./context.ts";
-import { flag, int, parseRows, rowFormat, separators, type TaggedRow } from "./format.ts";
-import { type ClientRow, generationOf, isCallerPane, watchedSessions } from "./targets.ts";
+import { ToolError } from "../errors.ts";
+import { flag, int, parseRows, rowFormat, rowTemplate, separators } from "./format.ts";
+import {
+  type ClientRow,
+  generationOf,
+  isCallerPane,
+  PANE_ID,
+  watchedSessions,
+  WINDOW_ID,
+} from "./targets.ts";
 
 /** A pane row with DESIGN §4's canonical keys. */
 export interface PaneRow {
@@ -32,6 +40,14 @@ export interface PaneRow {
   isAttended: boolean;
 }
 
+/** Pane facts beyond the canonical row, for get_pane_info and snapshots. */
+export interface PaneDetails {
+  historyLines: number;
+  historyLimit: number;
+  exitStatus?: number;
+  alternateOn: boolean;
+}
+
 /** A window row. */
 export interface WindowRow {
   windowId: string;
@@ -46,6 +62,11 @@ export interface WindowRow {
   zoomed: boolean;
 }
 
+/** Window facts beyond the row, for get_window_info. */
+export interface WindowDetails {
+  layout: string;
+}
+
 /** A session row; `attached` counts people, not our own control clients. */
 export interface SessionRow {
   sessionId: string;
@@ -54,6 +75,7 @@ export interface SessionRow {
   attached: number;
   created: string;
   path: string;
+  activeWindowId: string;
 }
 
 const CLIENTS = rowFormat("C", {
@@ -63,12 +85,15 @@ const CLIENTS = rowFormat("C", {
   name: "client_name",
 });
 
+const SERVER = rowFormat("V", { version: "version", socketPath: "socket_path", pid: "pid" });
+
 const SESSIONS = rowFormat("S", {
   sessionId: "session_id",
   sessionName: "session_name",
   windows: "session_windows",
   created: "session_created",
   path: "session_path",
+  activeWindowId: "window_id",
 });
 
 const WINDOWS = rowFormat("W", {
@@ -82,6 +107,7 @@ const WINDOWS = rowFormat("W", {
   width: "window_width",
   height: "window_height",
   zoomed: "window_zoomed_flag",
+  layout: "window_layout",
 });
 
 const PANES = rowFormat("P", {
@@ -103,97 +129,196 @@ const PANES = rowFormat("P", {
   currentCommand: "pane_current_command",
   currentPath: "pane_current_path",
   dead: "pane_dead",
+  deadStatus: "pane_dead_status",
   inMode: "pane_in_mode",
   title: "pane_title",
+  historyLines: "history_size",
+  historyLimit: "history_limit",
+  alternateOn: "alternate_on",
 });
 
-/** Run `list-X -a` and `list-clients` in one invocation; return the rows. */
-async function listWithClients(
+/** Which panes to list: all, or those of one window (`@N`, or the window holding `%N`). */
+export type PaneScope = { all: true } | { window: string } | { windowOf: string };
+
+/** What one {@link snapshot} should list. */
+export interface SnapshotRequest {
+  server?: boolean;
+  sessions?: boolean;
+  windows?: boolean;
+  panes?: PaneScope;
+}
+
+/** The answer of one {@link snapshot}. */
+export interface Snapshot {
+  server?: { version: string; socketPath: string; pid: number };
+  sessions: SessionRow[];
+  windows: Array<WindowRow & WindowDetails>;
+  panes: Array<PaneRow & PaneDetails>;
+  clients: ClientRow[];
+  /** People attached, by session id (our own control clients excluded). */
+  watched: Map<string, number>;
+}
+
+/**
+ * List what `request` asks for, plus the clients, in one tmux invocation. A pane scope naming a
+ * missing window or pane fails with `target_not_found` (tmux stops the chain there).
+ */
+export async function snapshot(
   ctx: TmuxContext,
-  listCommand: string,
-  template: (sep: ReturnType<typeof separators>) => string,
+  request: SnapshotRequest,
   signal?: AbortSignal,
-): Promise<{ rows: TaggedRow[]; watched: Map<string, number> }> {
+): Promise<Snapshot> {
   const sep = separators();
-  const all = listCommand === "list-sessions" ? [] : ["-a"];
-  const stdout = await ctx.runner.run([
-    [listCommand, ...all, "-F", template(sep)],
-    ["list-clients", "-F", CLIENTS.template(sep)],
-  ], { signal });
-  const rows = parseRows(stdout, sep);
+  const commands: string[][] = [];
+  if (request.server) commands.push(["display-message", "-p", SERVER.template(sep)]);
+  if (request.sessions) commands.push(["list-sessions", "-F", SESSIONS.template(sep)]);
+  if (request.windows) commands.push(["list-windows", "-a", "-F", WINDOWS.template(sep)]);
+  if (request.panes) {
+    commands.push(["list-panes", ...paneScopeArgs(request.panes), "-F", PANES.template(sep)]);
+  }
+  commands.push(["list-clients", "-F", CLIENTS.template(sep)]);
+  const rows = parseRows(await ctx.runner.run(commands, { signal }), sep);
+
   const clients: ClientRow[] = CLIENTS.decode(rows).map((c) => ({
     pid: int(c.pid),
     sessionId: c.sessionId,
     controlMode: flag(c.controlMode),
     name: c.name,
   }));
-  return { rows, watched: watchedSessions(clients, ctx.ownClientPids) };
+  const watched = watchedSessions(clients, ctx.ownClientPids);
+  const server = SERVER.decode(rows).map((s) => ({ ...s, pid: int(s.pid) }))[0];
+  return {
+    ...(server ? { server } : {}),
+    sessions: SESSIONS.decode(rows).map((s) => ({
+      sessionId: s.sessionId,
+      sessionName: s.sessionName,
+      windows: int(s.windows),
+      attached: watched.get(s.sessionId) ?? 0,
+      created: new Date(int(s.created) * 1000).toISOString(),
+      path: s.path,
+      activeWindowId: s.activeWindowId,
+    })),
+    windows: WINDOWS.decode(rows).map((w) => ({
+      windowId: w.windowId,
+      windowIndex: int(w.windowIndex),
+      windowName: w.windowName,
+      sessionId: w.sessionId,
+      sessionName: w.sessionName,
+      active: flag(w.active),
+      panes: int(w.panes),
+      width: int(w.width),
+      height: int(w.height),
+      zoomed: flag(w.zoomed),
+      layout: w.layout,
+    })),
+    panes: PANES.decode(rows).map((p) => {
+      const serverPid = int(p.serverPid);
+      const panePid = int(p.panePid);
+      const active = flag(p.active);
+      const dead = flag(p.dead);
+      return {
+        paneId: p.paneId,
+        generation: generationOf(serverPid, panePid),
+        sessionId: p.sessionId,
+        sessionName: p.sessionName,
+        windowId: p.windowId,
+        windowIndex: int(p.windowIndex),
+        windowName: p.windowName,
+        paneIndex: int(p.paneIndex),
+        active,
+        width: int(p.width),
+        height: int(p.height),
+        left: int(p.left),
+        top: int(p.top),
+        currentCommand: p.currentCommand,
+        currentPath: p.currentPath,
+        pid: panePid,
+        dead,
+        inMode: flag(p.inMode),
+        title: p.title,
+        isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
+        isAttended: active && flag(p.windowActive) && (watched.get(p.sessionId) ?? 0) > 0,
+        historyLines: int(p.historyLines),
+        historyLimit: int(p.historyLimit),
+        ...(dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),
+        alternateOn: flag(p.alternateOn),
+      };
+    }),
+    clients,
+    watched,
+  };
+}
+
+function paneScopeArgs(scope: PaneScope): string[] {
+  if ("all" in scope) return ["-a"];
+  // Ids only: they are validated patterns, never names, so they cannot be prefix-matched.
+  if ("window" in scope) return ["-t", checkedId(scope.window, WINDOW_ID)];
+  return ["-t", checkedId(scope.windowOf, PANE_ID)];
+}
+
+function checkedId(id: string, pattern: RegExp): string {
+  if (!pattern.test(id)) throw new Error(`internal: ${id} is not an id`);
+  return id;
 }
 
 /** Every session of the server. */
 export async function listSessions(ctx: TmuxContext, signal?: AbortSignal): Promise<SessionRow[]> {
-  const { rows, watched } = await listWithClients(ctx, "list-sessions", SESSIONS.template, signal);
-  return SESSIONS.decode(rows).map((s) => ({
-    sessionId: s.sessionId,
-    sessionName: s.sessionName,
-    windows: int(s.windows),
-    attached: watched.get(s.sessionId) ?? 0,
-    created: new Date(int(s.created) * 1000).toISOString(),
-    path: s.path,
-  }));
+  return (await snapshot(ctx, { sessions: true }, signal)).sessions;
 }
 
 /** Every window of every session (a window linked into two sessions appears once per session). */
-export async function listWindows(ctx: TmuxContext, signal?: AbortSignal): Promise<WindowRow[]> {
-  const { rows } = await listWithClients(ctx, "list-windows", WINDOWS.template, signal);
-  return WINDOWS.decode(rows).map((w) => ({
-    windowId: w.windowId,
-    windowIndex: int(w.windowIndex),
-    windowName: w.windowName,
-    sessionId: w.sessionId,
-    sessionName: w.sessionName,
-    active: flag(w.active),
-    panes: int(w.panes),
-    width: int(w.width),
-    height: int(w.height),
-    zoomed: flag(w.zoomed),
-  }));
+export async function listWindows(
+  ctx: TmuxContext,
+  signal?: AbortSignal,
+): Promise<Array<WindowRow & WindowDetails>> {
+  return (await snapshot(ctx, { windows: true }, signal)).windows;
 }
 
-/** Every pane of every session, with generation, caller and watched flags resolved. */
-export async function listPanes(ctx: TmuxContext, signal?: AbortSignal): Promise<PaneRow[]> {
-  const { rows, watched } = await listWithClients(ctx, "list-panes", PANES.template, signal);
-  return PANES.decode(rows).map((p) => {
-    const serverPid = int(p.serverPid);
-    const panePid = int(p.panePid);
-    const active = flag(p.active);
-    return {
-      paneId: p.paneId,
-      generation: generationOf(serverPid, panePid),
-      sessionId: p.sessionId,
-      sessionName: p.sessionName,
-      windowId: p.windowId,
-      windowIndex: int(p.windowIndex),
-      windowName: p.windowName,
-      paneIndex: int(p.paneIndex),
-      active,
-      width: int(p.width),
-      height: int(p.height),
-      left: int(p.left),
-      top: int(p.top),
-      currentCommand: p.currentCommand,
-      currentPath: p.currentPath,
-      pid: panePid,
-      dead: flag(p.dead),
-      inMode: flag(p.inMode),
-      title: p.title,
-      isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
-      isAttended: active && flag(p.windowActive) && (watched.get(p.sessionId) ?? 0) > 0,
-    };
-  });
+/** Panes in scope (default: all), with generation, caller and watched flags resolved. */
+export async function listPanes(
+  ctx: TmuxContext,
+  signal?: AbortSignal,
+  scope: PaneScope = { all: true },
+): Promise<Array<PaneRow & PaneDetails>> {
+  return (await snapshot(ctx, { panes: scope }, signal)).panes;
 }
 
 /** tmux's version string (e.g. "tmux 3.3a"); needs no running server. */
 export function tmuxVersion(ctx: TmuxContext, signal?: AbortSignal): Promise<string> {
   return ctx.runner.version(signal);
+}
+
+/** A tmux format variable name: letters, digits, underscore; never format syntax. */
+export const VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * Resolve format variables for a pane (or tmux's current pane when omitted) in one
+ * `display-message`. Unknown variables resolve to "".
+ */
+export async function readVariables(
+  ctx: TmuxContext,
+  names: readonly string[],
+  paneId: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ paneId: string | null; values: Record<string, string> }> {
+  for (const name of names) {
+    if (!VARIABLE_NAME.test(name)) throw new Error(`internal: unchecked variable name`);
+  }
+  const sep = separators();
+  const target = paneId === undefined ? [] : ["-t", checkedId(paneId, PANE_ID)];
+  const out = await ctx.runner.run(
+    ["display-message", "-p", ...target, rowTemplate(sep, "V", ["pane_id", ...names])],
+    { signal },
+  );
+  const row = parseRows(out, sep)[0];
+  const resolved = row?.fields[0] ?? "";
+  // display-message does not fail for a missing pane: it answers with an empty context.
+  if (paneId !== undefined && resolved !== paneId) {
+    throw new ToolError("target_not_found", `no pane ${paneId}`, {
+      hint: "Call list_panes and use a paneId from it.",
+    });
+  }
+  const values: Record<string, string> = {};
+  names.forEach((name, i) => values[name] = row?.fields[i + 1] ?? "");
+  return { paneId: resolved === "" ? null : resolved, values };
 }

@@ -38,6 +38,15 @@ export function sessionTarget(ref: string): string {
   return `=${ref}`;
 }
 
+/**
+ * The `-t` value naming a session where tmux expects a pane target (`show-options`,
+ * `show-hooks`): `$N`, or `=name:` — the trailing colon makes tmux read `=name` as the session.
+ */
+export function sessionPaneTarget(ref: string): string {
+  const target = sessionTarget(ref);
+  return SESSION_ID.test(ref) ? target : `${target}:`;
+}
+
 /** Throw `target_not_found` for a session reference that matched nothing. */
 export function sessionNotFound(ref: string): ToolError {
   return new ToolError(
@@ -111,4 +120,18 @@ export function watchedSessions(
     people.set(client.sessionId, (people.get(client.sessionId) ?? 0) + 1);
   }
   return people;
+}
+
+/** Refuse a pane whose generation differs from the one the agent holds (`stale_target`). */
+export function checkGeneration(
+  pane: { paneId: string; generation: string },
+  expected: string | undefined,
+): void {
+  if (expected !== undefined && expected !== pane.generation) {
+    throw new ToolError(
+      "stale_target",
+      `pane ${pane.paneId} was replaced since generation ${preview(expected, 32)} was read`,
+      { hint: "The id now names another process; call list_panes and decide again." },
+    );
+  }
 }

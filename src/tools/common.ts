@@ -9,3 +9,16 @@ export const windowIdSchema = z.string().regex(/^@\d+$/).describe("Window id, e.
 export const sessionRefSchema = z.string().min(1).max(256).describe(
   "Session id ($1) or exact session name.",
 );
+
+/** Copy only the keys a row schema declares (tmux rows carry more facts than some tools show). */
+export function pickShape<S extends z.ZodObject>(
+  schema: S,
+  row: object,
+): z.infer<S> {
+  const out: Record<string, unknown> = {};
+  const source = row as Record<string, unknown>;
+  for (const key of Object.keys(schema.shape)) {
+    if (source[key] !== undefined) out[key] = source[key];
+  }
+  return out as z.infer<S>;
+}

@@ -6,7 +6,7 @@ import { describeSocket } from "../tmux/command.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
 import { sessionMatches, sessionNotFound } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
-import { paneIdSchema, sessionRefSchema, windowIdSchema } from "./common.ts";
+import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
 
 /** Rows a listing returns at most; the rest is disclosed in `note` and `truncated`. */
 export const LIST_LIMIT = 1000;
@@ -36,7 +36,8 @@ export const paneRowSchema = z.object({
   isAttended: z.boolean().describe("A person's client is showing this pane right now."),
 }).strict();
 
-const sessionRowSchema = z.object({
+/** A session row. */
+export const sessionRowSchema = z.object({
   sessionId: z.string(),
   sessionName: z.string(),
   windows: z.int(),
@@ -45,7 +46,8 @@ const sessionRowSchema = z.object({
   path: z.string(),
 }).strict();
 
-const windowRowSchema = z.object({
+/** A window row. */
+export const windowRowSchema = z.object({
   windowId: windowIdSchema,
   windowIndex: z.int(),
   windowName: z.string(),
@@ -120,7 +122,12 @@ export const discoveryTools = [
     handler: async (_args, ctx) =>
       withExtras(
         "sessions",
-        await listing(ctx, "sessions", () => listSessions(ctx.tmux, ctx.signal)),
+        await listing(
+          ctx,
+          "sessions",
+          async () =>
+            (await listSessions(ctx.tmux, ctx.signal)).map((r) => pickShape(sessionRowSchema, r)),
+        ),
       ),
   }),
   defineTool({
@@ -140,7 +147,9 @@ export const discoveryTools = [
     capability: { reach: "none", effects: "observe", output: ["metadata"] },
     handler: async ({ session }, ctx) => {
       const result = await listing(ctx, "windows", async () => {
-        const rows = await listWindows(ctx.tmux, ctx.signal);
+        const rows = (await listWindows(ctx.tmux, ctx.signal)).map((r) =>
+          pickShape(windowRowSchema, r)
+        );
         if (session === undefined) return rows;
         const mine = rows.filter((w) => sessionMatches(session, w));
         if (mine.length === 0) throw sessionNotFound(session);
@@ -166,7 +175,7 @@ export const discoveryTools = [
     capability: { reach: "none", effects: "observe", output: ["metadata"] },
     handler: async ({ session, window }, ctx) => {
       const result = await listing(ctx, "panes", async () => {
-        let rows = await listPanes(ctx.tmux, ctx.signal);
+        let rows = (await listPanes(ctx.tmux, ctx.signal)).map((r) => pickShape(paneRowSchema, r));
         if (session !== undefined) {
           rows = rows.filter((p) => sessionMatches(session, p));
           if (rows.length === 0) throw sessionNotFound(session);

@@ -128,7 +128,9 @@ export async function fails(
   args: Record<string, unknown> = {},
 ): Promise<{ code: string; message: string; effects: string; retryable: boolean; text: string }> {
   const result = await call(client, name, args);
-  if (!result.isError) throw new Error(`${name} unexpectedly succeeded`);
+  if (!result.isError) {
+    throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(args).slice(0, 200)}`);
+  }
   const error = (result.structuredContent as { error: Record<string, unknown> }).error;
   const text = (result.content[0] as { text: string }).text;
   return {

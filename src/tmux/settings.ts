@@ -1,0 +1,222 @@
+/**
+ * Options, environment and hooks: read-only queries whose agent-supplied parts (option names,
+ * scopes, targets) are validated here before they reach tmux.
+ */
+import { preview, ToolError } from "../errors.ts";
+import type { TmuxContext } from "./context.ts";
+import { rowTemplate, separators } from "./format.ts";
+import { PANE_ID, sessionPaneTarget, sessionTarget, WINDOW_ID } from "./targets.ts";
+
+/** Option scopes, as in seed 001's `show_option`. */
+export const OPTION_SCOPES = [
+  "server",
+  "session",
+  "global-session",
+  "window",
+  "global-window",
+  "pane",
+] as const;
+/** One option scope. */
+export type OptionScope = typeof OPTION_SCOPES[number];
+
+/** An option name: a tmux option (optionally with an array index) or a user option `@name`. */
+export const OPTION_NAME = /^@?[A-Za-z][A-Za-z0-9_-]*(\[\d{1,4}\])?$/;
+
+/** The value of one option at one scope. */
+export interface OptionValue {
+  /** The value in effect at this scope (inherited if not set here); null when unset everywhere. */
+  value: string | null;
+  /** Whether the option is set at exactly this scope. */
+  set: boolean;
+}
+
+/** `show-options` flags selecting a scope and its target. */
+function scopeArgs(scope: OptionScope, target: string | undefined): string[] {
+  const needs = scope === "session" || scope === "window" || scope === "pane";
+  if (!needs && target !== undefined) {
+    throw new ToolError("invalid_arguments", `scope ${scope} takes no target`, {
+      hint: "Omit target for server and global scopes; give it for session, window or pane.",
+    });
+  }
+  if (needs && target === undefined) {
+    throw new ToolError("invalid_arguments", `scope ${scope} needs a target`, {
+      hint: scope === "session"
+        ? "Pass target: a session id ($N) or exact name."
+        : scope === "window"
+        ? "Pass target: a window id (@N)."
+        : "Pass target: a pane id (%N).",
+    });
+  }
+  switch (scope) {
+    case "server":
+      return ["-s"];
+    case "global-session":
+      return ["-g"];
+    case "global-window":
+      return ["-g", "-w"];
+    case "session":
+      return ["-t", sessionPaneTarget(target!)];
+    case "window":
+      if (!WINDOW_ID.test(target!)) throw badTarget("window", "a window id (@N)", target!);
+      return ["-w", "-t", target!];
+    case "pane":
+      if (!PANE_ID.test(target!)) throw badTarget("pane", "a pane id (%N)", target!);
+      return ["-p", "-t", target!];
+  }
+}
+
+function badTarget(scope: string, want: string, got: string): ToolError {
+  return new ToolError(
+    "invalid_arguments",
+    `scope ${scope} needs ${want} as target, got ${preview(got)}`,
+  );
+}
+
+/** Which option table a scope reads from (tmux keeps pane options in the window table). */
+function tableOf(scope: OptionScope): "server" | "session" | "window" {
+  if (scope === "server") return "server";
+  if (scope === "session" || scope === "global-session") return "session";
+  return "window";
+}
+
+/** Names of the built-in options of each table, from tmux itself (so any version is right). */
+async function optionTables(
+  ctx: TmuxContext,
+  signal?: AbortSignal,
+): Promise<Record<"server" | "session" | "window", Set<string>>> {
+  const sep = separators();
+  const marker = (tag: string) => ["display-message", "-p", rowTemplate(sep, tag, [])];
+  const out = await ctx.runner.run([
+    marker("server"),
+    ["show-options", "-s"],
+    marker("session"),
+    ["show-options", "-g"],
+    marker("window"),
+    ["show-options", "-g", "-w"],
+  ], { signal });
+  const tables = {
+    server: new Set<string>(),
+    session: new Set<string>(),
+    window: new Set<string>(),
+  };
+  for (const chunk of out.split(sep.row).slice(1)) {
+    const [tag, ...lines] = chunk.split("\n");
+    const table = tables[tag as keyof typeof tables];
+    for (const line of lines) {
+      const name = /^([A-Za-z][A-Za-z0-9_-]*)/.exec(line)?.[1];
+      if (name) table.add(name);
+    }
+  }
+  return tables;
+}
+
+/**
+ * Read one option at one scope. tmux would resolve a unique prefix (`buffer-l`) and pick the scope
+ * from the option's own table; both are checked here so the answer is for exactly the name and
+ * scope asked.
+ */
+export async function showOption(
+  ctx: TmuxContext,
+  name: string,
+  scope: OptionScope,
+  target: string | undefined,
+  signal?: AbortSignal,
+): Promise<OptionValue> {
+  if (!OPTION_NAME.test(name)) {
+    throw new ToolError("invalid_arguments", `not an option name: ${preview(name)}`, {
+      hint: 'Option names look like "status-left", "status-format[0]" or "@user-option".',
+    });
+  }
+  const flags = scopeArgs(scope, target);
+  if (!name.startsWith("@")) {
+    const base = name.replace(/\[\d+\]$/, "");
+    const tables = await optionTables(ctx, signal);
+    if (!tables[tableOf(scope)].has(base)) {
+      const owner = (["server", "session", "window"] as const).find((t) => tables[t].has(base));
+      throw new ToolError(
+        "invalid_arguments",
+        owner
+          ? `${base} is a ${owner} option, not a ${scope} option`
+          : `${preview(base)} is not a tmux option`,
+        {
+          hint: owner
+            ? `Use scope ${
+              owner === "server"
+                ? "server"
+                : owner === "session"
+                ? "session or global-session"
+                : "window, global-window or pane"
+            }.`
+            : "Check the name against `man tmux` (OPTIONS); user options start with @.",
+        },
+      );
+    }
+  }
+  const sep = separators();
+  const global = scope === "server" || scope.startsWith("global-");
+  // -q keeps an unset user option from being an error (built-in names were checked above), but
+  // it also hides a missing target, so the target is checked first by has-session.
+  const guard = target === undefined
+    ? []
+    : [["has-session", "-t", scope === "session" ? sessionTarget(target) : target]];
+  const out = await ctx.runner.run([
+    ...guard,
+    ["show-options", ...flags, "-q", "-v", name],
+    ["display-message", "-p", rowTemplate(sep, "A", [])],
+    ["show-options", ...flags, "-q", "-A", "-v", name],
+  ], { signal });
+  const [local, effective] = out.split(sep.row);
+  const strip = (s: string) => s.replace(/\n$/, "");
+  const effectiveText = (effective ?? "").replace(/^A\n/, "");
+  const set = local !== "";
+  const value = set ? strip(local) : effectiveText !== "" ? strip(effectiveText) : null;
+  return { value, set: global ? value !== null : set };
+}
+
+/** One environment variable; `value` is absent for variables marked removed. */
+export interface EnvironmentEntry {
+  name: string;
+  value?: string;
+  removed?: true;
+}
+
+/** The global environment, or one session's. */
+export async function showEnvironment(
+  ctx: TmuxContext,
+  session: string | undefined,
+  signal?: AbortSignal,
+): Promise<EnvironmentEntry[]> {
+  const scope = session === undefined ? ["-g"] : ["-t", sessionTarget(session)];
+  // -s prints shell syntax whose quoting makes values with newlines unambiguous.
+  const out = await ctx.runner.run(["show-environment", "-s", ...scope], { signal });
+  const entries: EnvironmentEntry[] = [];
+  const pattern = /unset ([^\s;]+);\n|([^\s=;]+)="((?:[^"\\]|\\[\s\S])*)"; export \2;\n/g;
+  for (const m of out.matchAll(pattern)) {
+    if (m[1] !== undefined) entries.push({ name: m[1], removed: true });
+    else entries.push({ name: m[2], value: m[3].replace(/\\([\s\S])/g, "$1") });
+  }
+  return entries;
+}
+
+/** One hook command. */
+export interface HookEntry {
+  name: string;
+  index: number;
+  command: string;
+}
+
+/** Hooks set globally, or on one session. */
+export async function showHooks(
+  ctx: TmuxContext,
+  session: string | undefined,
+  signal?: AbortSignal,
+): Promise<HookEntry[]> {
+  const scope = session === undefined ? ["-g"] : ["-t", sessionPaneTarget(session)];
+  const out = await ctx.runner.run(["show-hooks", ...scope], { signal });
+  const hooks: HookEntry[] = [];
+  for (const line of out.split("\n")) {
+    const m = /^([a-z][a-z-]*)\[(\d+)\] (.*)$/.exec(line);
+    if (m) hooks.push({ name: m[1], index: Number(m[2]), command: m[3] });
+  }
+  return hooks;
+}

@@ -1,0 +1,286 @@
+/**
+ * Metadata inspect tools: server, session, window and pane details, pane by corner, and format
+ * variables. Each answers from one tmux invocation.
+ */
+import { z } from "zod";
+import { ToolError } from "../errors.ts";
+import { describeSocket } from "../tmux/command.ts";
+import { readVariables, snapshot, tmuxVersion } from "../tmux/queries.ts";
+import { checkGeneration, sessionMatches, sessionNotFound } from "../tmux/targets.ts";
+import { defineTool } from "../tool_spec.ts";
+import { paneRowSchema, sessionRowSchema, windowRowSchema } from "./discovery.ts";
+import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
+
+const META = { reach: "none", effects: "observe", output: ["metadata"] } as const;
+
+const generationSchema = z.string().min(1).max(128).describe(
+  "The generation list_panes gave for this pane; if the pane was replaced since, the call fails " +
+    "with stale_target instead of describing another process.",
+);
+
+const geometrySchema = z.object({
+  left: z.int(),
+  top: z.int(),
+  width: z.int(),
+  height: z.int(),
+}).strict();
+
+function windowNotFound(windowId: string): ToolError {
+  return new ToolError("target_not_found", `no window ${windowId}`, {
+    hint: "Call list_windows and use a windowId from it.",
+  });
+}
+
+/** The metadata inspect tools' manifest entries. */
+export const inspectTools = [
+  defineTool({
+    name: "get_server_info",
+    toolset: "inspect",
+    title: "tmux server info",
+    description: "Describe the tmux server this MCP server is pinned to: tmux version, socket " +
+      "path, server pid, whether it is running, counts of sessions, windows, panes and clients " +
+      "(and how many clients are people), and whether this MCP server itself runs inside it " +
+      "(`insideThisServer`, `callerPaneId`). A server that is not running is `alive: false`, not " +
+      "an error.",
+    input: z.object({}).strict(),
+    output: z.object({
+      version: z.string().describe("tmux's version, e.g. 3.3a."),
+      socketPath: z.string().nullable(),
+      socket: z.string().describe("The configured socket, in words."),
+      pid: z.int().nullable(),
+      alive: z.boolean(),
+      sessions: z.int(),
+      windows: z.int(),
+      panes: z.int(),
+      clients: z.int(),
+      people: z.int().describe("Attached clients that are not this server's own."),
+      insideThisServer: z.boolean(),
+      callerPaneId: z.string().optional(),
+    }).strict(),
+    annotations: "inspect",
+    capability: META,
+    handler: async (_args, ctx) => {
+      const version = (await tmuxVersion(ctx.tmux, ctx.signal)).replace(/^tmux\s+/, "");
+      const socket = describeSocket(ctx.config.socket);
+      try {
+        const snap = await snapshot(ctx.tmux, {
+          server: true,
+          sessions: true,
+          windows: true,
+          panes: { all: true },
+        }, ctx.signal);
+        const pid = snap.server?.pid ?? null;
+        const inside = ctx.tmux.caller !== undefined && ctx.tmux.caller.serverPid === pid;
+        return {
+          version,
+          socketPath: snap.server?.socketPath ?? null,
+          socket,
+          pid,
+          alive: true,
+          sessions: snap.sessions.length,
+          // Linked windows appear once per session in listings; count objects, not links.
+          windows: new Set(snap.windows.map((w) => w.windowId)).size,
+          panes: new Set(snap.panes.map((p) => p.paneId)).size,
+          clients: snap.clients.length,
+          people: [...snap.watched.values()].reduce((a, b) => a + b, 0),
+          insideThisServer: inside,
+          ...(inside && ctx.tmux.caller?.paneId ? { callerPaneId: ctx.tmux.caller.paneId } : {}),
+        };
+      } catch (error) {
+        if (!(error instanceof ToolError && error.code === "server_not_running")) throw error;
+        return {
+          version,
+          socketPath: ctx.config.socket.kind === "path" ? ctx.config.socket.path : null,
+          socket,
+          pid: null,
+          alive: false,
+          sessions: 0,
+          windows: 0,
+          panes: 0,
+          clients: 0,
+          people: 0,
+          insideThisServer: false,
+        };
+      }
+    },
+  }),
+  defineTool({
+    name: "get_session_info",
+    toolset: "inspect",
+    title: "Session details",
+    description: "Describe one session ($N or its exact name): ids, name, creation time, how " +
+      "many people are attached, its active window, start directory, and its windows.",
+    input: z.object({ session: sessionRefSchema }).strict(),
+    output: sessionRowSchema.extend({
+      activeWindowId: z.string(),
+      windows: z.array(windowRowSchema),
+      windowCount: z.int(),
+    }).strict(),
+    annotations: "inspect",
+    capability: META,
+    handler: async ({ session }, ctx) => {
+      const snap = await snapshot(ctx.tmux, { sessions: true, windows: true }, ctx.signal);
+      const row = snap.sessions.find((s) => sessionMatches(session, s));
+      if (!row) throw sessionNotFound(session);
+      const windows = snap.windows.filter((w) => w.sessionId === row.sessionId)
+        .map((w) => pickShape(windowRowSchema, w));
+      return {
+        ...pickShape(sessionRowSchema, row),
+        activeWindowId: row.activeWindowId,
+        windows,
+        windowCount: windows.length,
+      };
+    },
+  }),
+  defineTool({
+    name: "get_window_info",
+    toolset: "inspect",
+    title: "Window details",
+    description: "Describe one window (@N): size, layout string, whether a pane is zoomed, the " +
+      "active pane, and its panes (full pane rows with generation, isCaller, isAttended).",
+    input: z.object({ windowId: windowIdSchema }).strict(),
+    output: windowRowSchema.extend({
+      layout: z.string().describe("tmux layout string, usable with select_layout."),
+      activePaneId: z.string().nullable(),
+      panes: z.array(paneRowSchema),
+    }).strict(),
+    annotations: "inspect",
+    capability: META,
+    handler: async ({ windowId }, ctx) => {
+      let snap;
+      try {
+        snap = await snapshot(
+          ctx.tmux,
+          { windows: true, panes: { window: windowId } },
+          ctx.signal,
+        );
+      } catch (error) {
+        if (error instanceof ToolError && error.code === "target_not_found") {
+          throw windowNotFound(windowId);
+        }
+        throw error;
+      }
+      const window = snap.windows.find((w) => w.windowId === windowId);
+      if (!window) throw windowNotFound(windowId);
+      const panes = snap.panes.map((p) => pickShape(paneRowSchema, p));
+      return {
+        ...pickShape(windowRowSchema, window),
+        layout: window.layout,
+        activePaneId: panes.find((p) => p.active)?.paneId ?? null,
+        panes,
+      };
+    },
+  }),
+  defineTool({
+    name: "get_pane_info",
+    toolset: "inspect",
+    title: "Pane details",
+    description: "Describe one pane (%N): the full pane row (generation, size, position, " +
+      "command, path, dead/in-mode, isCaller, isAttended) plus scrollback size and limit, exit " +
+      "status of a dead pane, and whether the alternate screen (a full-screen program) is on. " +
+      "Pass `generation` to make sure it is still the pane you saw.",
+    input: z.object({ paneId: paneIdSchema, generation: generationSchema.optional() }).strict(),
+    output: paneRowSchema.extend({
+      historyLines: z.int().describe("Lines currently in the scrollback."),
+      historyLimit: z.int(),
+      exitStatus: z.int().optional().describe("Exit status, for a dead pane."),
+      alternateOn: z.boolean(),
+    }).strict(),
+    annotations: "inspect",
+    capability: META,
+    handler: async ({ paneId, generation }, ctx) => {
+      const snap = await snapshot(ctx.tmux, { panes: { windowOf: paneId } }, ctx.signal)
+        .catch((error) => {
+          if (error instanceof ToolError && error.code === "target_not_found") {
+            throw new ToolError("target_not_found", `no pane ${paneId}`, {
+              hint: "Call list_panes and use a paneId from it.",
+            });
+          }
+          throw error;
+        });
+      const pane = snap.panes.find((p) => p.paneId === paneId);
+      if (!pane) throw new ToolError("target_not_found", `no pane ${paneId}`);
+      checkGeneration(pane, generation);
+      return {
+        ...pickShape(paneRowSchema, pane),
+        historyLines: pane.historyLines,
+        historyLimit: pane.historyLimit,
+        ...(pane.exitStatus !== undefined ? { exitStatus: pane.exitStatus } : {}),
+        alternateOn: pane.alternateOn,
+      };
+    },
+  }),
+  defineTool({
+    name: "find_pane_by_position",
+    toolset: "inspect",
+    title: "Pane at a window corner",
+    description: "Find the pane occupying a corner of a window (@N): top-left, top-right, " +
+      "bottom-left or bottom-right, computed from pane geometry. In a zoomed window the zoomed " +
+      "pane fills every corner.",
+    input: z.object({
+      windowId: windowIdSchema,
+      corner: z.enum(["top-left", "top-right", "bottom-left", "bottom-right"]).describe(
+        "Which corner of the window to resolve.",
+      ),
+    }).strict(),
+    output: z.object({
+      found: z.boolean(),
+      paneId: z.string().optional(),
+      generation: z.string().optional(),
+      geometry: geometrySchema.optional(),
+    }).strict(),
+    annotations: "inspect",
+    capability: META,
+    handler: async ({ windowId, corner }, ctx) => {
+      const snap = await snapshot(
+        ctx.tmux,
+        { windows: true, panes: { window: windowId } },
+        ctx.signal,
+      )
+        .catch((error) => {
+          if (error instanceof ToolError && error.code === "target_not_found") {
+            throw windowNotFound(windowId);
+          }
+          throw error;
+        });
+      const window = snap.windows.find((w) => w.windowId === windowId);
+      if (!window) throw windowNotFound(windowId);
+      const x = corner.endsWith("left") ? 0 : window.width - 1;
+      const y = corner.startsWith("top") ? 0 : window.height - 1;
+      const pane = window.zoomed
+        ? snap.panes.find((p) => p.active)
+        : snap.panes.find((p) =>
+          x >= p.left && x < p.left + p.width && y >= p.top && y < p.top + p.height
+        );
+      if (!pane) return { found: false };
+      return {
+        found: true,
+        paneId: pane.paneId,
+        generation: pane.generation,
+        geometry: { left: pane.left, top: pane.top, width: pane.width, height: pane.height },
+      };
+    },
+  }),
+  defineTool({
+    name: "get_tmux_variables",
+    toolset: "inspect",
+    title: "Read tmux format variables",
+    description: "Resolve up to 32 tmux format variables (bare names such as " +
+      "pane_current_command or window_zoomed_flag — not #{…} syntax) for a pane, or for tmux's " +
+      "current pane when paneId is omitted. Unknown names resolve to an empty string.",
+    input: z.object({
+      names: z.array(
+        z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/).max(64),
+      ).min(1).max(32).describe("Variable names, e.g. pane_current_command."),
+      paneId: paneIdSchema.optional(),
+    }).strict(),
+    output: z.object({
+      paneId: z.string().nullable().describe("The pane the variables were resolved for."),
+      values: z.record(z.string(), z.string()),
+    }).strict(),
+    annotations: "inspect",
+    capability: META,
+    handler: async ({ names, paneId }, ctx) =>
+      await readVariables(ctx.tmux, [...new Set(names)], paneId, ctx.signal),
+  }),
+];
