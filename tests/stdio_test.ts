@@ -1,7 +1,7 @@
 /** End to end: main.ts over stdio with exactly the permissions of `deno task start`. */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { CAPABILITIES_URI, INSTRUCTIONS } from "../src/server.ts";
-import { CAPABILITY_META_KEY } from "../src/catalog.ts";
+import { ANNOTATIONS, CAPABILITY_META_KEY, capabilityRow, TOOLS } from "../src/catalog.ts";
 import { connectStdio, fails, ok, startPermissions } from "./support/client.ts";
 import { TmuxFixture } from "./support/fixture.ts";
 
@@ -26,15 +26,12 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
     assert(new TextEncoder().encode(instructions).length <= 2048, "instructions fit in 2 KB");
 
     const { tools } = await client.listTools();
-    assertEquals(tools.map((t) => t.name), ["list_sessions", "list_windows", "list_panes"]);
+    const defaults = TOOLS.filter((t) => ["inspect", "manage", "execute"].includes(t.toolset));
+    assertEquals(tools.map((t) => t.name), defaults.map((t) => t.name));
     for (const tool of tools) {
-      assertEquals(tool.annotations, {
-        title: tool.title,
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: true,
-      });
+      const spec = defaults.find((t) => t.name === tool.name)!;
+      assertEquals(tool.annotations, { title: tool.title, ...ANNOTATIONS[spec.annotations] });
+      if (spec.toolset === "inspect") assertEquals(tool.annotations?.readOnlyHint, true);
       const output = tool.outputSchema as { type: string; anyOf: Array<Record<string, unknown>> };
       assertEquals(output.type, "object");
       assertEquals(output.anyOf.length, 2);
@@ -42,13 +39,7 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
       assertEquals((output.anyOf[1] as { required: string[] }).required, ["error"]);
       assertEquals(tool.inputSchema.type, "object");
       assertEquals(tool.inputSchema.additionalProperties, false);
-      const meta = tool._meta?.[CAPABILITY_META_KEY] as Record<string, unknown>;
-      assertEquals(meta, {
-        toolset: "inspect",
-        reach: "none",
-        effects: "observe",
-        output: ["metadata"],
-      });
+      assertEquals(tool._meta?.[CAPABILITY_META_KEY], capabilityRow(spec));
     }
     const panes = tools.find((t) => t.name === "list_panes")!;
     const windowProp = (panes.inputSchema.properties as Record<string, { pattern: string }>).window;
@@ -74,7 +65,9 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
     assertEquals(caps.tools.map((t: { name: string }) => t.name), tools.map((t) => t.name));
     assertMatch(
       stderr(),
-      /tmux-mcp: 0\.1\.0 · socket .* · toolsets inspect,manage,execute · 3 tools/,
+      new RegExp(
+        `tmux-mcp: 0\\.1\\.0 · socket .* · toolsets inspect,manage,execute · ${tools.length} tools`,
+      ),
     );
   } finally {
     await close();
@@ -114,5 +107,45 @@ Deno.test("stdio: tmux missing from PATH is not a crash: tools answer tmux_not_f
   } finally {
     await close();
     await Deno.remove(empty, { recursive: true });
+  }
+});
+
+Deno.test("stdio: every inspect tool answers under the start permissions", async () => {
+  await using fx = await TmuxFixture.start({ session: "all" });
+  await fx.tmux("set-environment", "-g", "MY_SECRET_TOKEN", "s3cr3t");
+  await fx.tmux("set-hook", "-g", "after-new-window", "display-message hi");
+  const { client, close } = await connectStdio(["-S", fx.socket]);
+  try {
+    const calls: Array<[string, Record<string, unknown>, (r: Record<string, unknown>) => void]> = [
+      ["list_sessions", {}, (r) => assertEquals((r.sessions as unknown[]).length, 1)],
+      ["list_windows", { session: "all" }, (r) => assertEquals((r.windows as unknown[]).length, 1)],
+      ["list_panes", { window: "@0" }, (r) => assertEquals((r.panes as unknown[]).length, 1)],
+      ["get_server_info", {}, (r) => assertEquals(r.alive, true)],
+      ["get_session_info", { session: "all" }, (r) => assertEquals(r.sessionName, "all")],
+      ["get_window_info", { windowId: "@0" }, (r) => assertEquals(r.activePaneId, "%0")],
+      ["get_pane_info", { paneId: "%0" }, (r) => assertEquals(r.paneId, "%0")],
+      [
+        "find_pane_by_position",
+        { windowId: "@0", corner: "bottom-right" },
+        (r) => assertEquals(r.paneId, "%0"),
+      ],
+      [
+        "get_tmux_variables",
+        { names: ["session_name"], paneId: "%0" },
+        (r) => assertEquals(r.values, { session_name: "all" }),
+      ],
+      ["show_option", { name: "history-limit", scope: "global-session" }, (r) => assert(r.value)],
+      [
+        "show_environment",
+        {},
+        (r) => assert((r.withheld as string[]).includes("MY_SECRET_TOKEN")),
+      ],
+      ["show_hooks", {}, (r) => assertEquals((r.hooks as unknown[]).length, 1)],
+    ];
+    for (const [name, args, check] of calls) check(await ok(client, name, args));
+    const { tools } = await client.listTools();
+    assertEquals(calls.map((c) => c[0]).sort(), tools.map((t) => t.name).sort());
+  } finally {
+    await close();
   }
 });
