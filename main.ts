@@ -6,6 +6,7 @@
 import process from "node:process";
 import { SURFACE } from "./src/catalog.ts";
 import { ConfigError, helpText, parseConfig } from "./src/config.ts";
+import { ToolError } from "./src/errors.ts";
 import { StdioServerTransport } from "./src/sdk.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { describeSocket } from "./src/tmux/command.ts";
@@ -58,11 +59,15 @@ async function main(): Promise<number | undefined> {
   );
   try {
     await tmuxVersion(built.tmux);
-  } catch {
-    say(
-      "tmux was not found on PATH; install it (e.g. `apt-get install tmux`, `brew install tmux`). " +
-        "Until then every tool answers tmux_not_found.",
-    );
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "tmux_not_found") {
+      say(
+        "tmux was not found on PATH; install it (e.g. `apt-get install tmux`, `brew install tmux`). " +
+          "Until then every tool answers tmux_not_found.",
+      );
+    } else {
+      say(`tmux -V failed: ${(error as Error).message}`);
+    }
   }
 
   const transport = new StdioServerTransport();

@@ -119,7 +119,7 @@ export function effectiveTools(config: Config): ToolSpec[] {
 export function denialHint(name: string, config: Config): string {
   const spec = TOOLS.find((t) => t.name === name);
   if (config.excludeTools.includes(name)) {
-    return `${name} is removed by --exclude-tools (TMUX_MCP_EXCLUDE_TOOLS); a person can take it off that list.`;
+    return `${name} is removed by --exclude-tools (or TMUX_MCP_EXCLUDE_TOOLS / LIBTMUX_EXCLUDE_TOOLS); a person can take it off that list.`;
   }
   return `A person can enable it with --toolsets ${spec?.toolset ?? "…"} or --tools ${name}.`;
 }

@@ -124,20 +124,28 @@ export function parseConfig(
     const v = env(name);
     return v === undefined ? undefined : checked(name, v);
   };
-  const pick = (flagName: string, envName: string, alias?: string) =>
-    flagValue(flagName) ?? envValue(envName) ?? (alias ? envValue(alias) : undefined);
+  /** The winning value and the name of its source, so errors blame the right flag or variable. */
+  const pick = (flagName: string, envName: string, alias?: string): Sourced => {
+    for (
+      const [source, value] of [
+        [`--${flagName}`, flagValue(flagName)],
+        [envName, envValue(envName)],
+        ...(alias ? [[alias, envValue(alias)]] : []),
+      ] as Array<[string, string | undefined]>
+    ) {
+      if (value !== undefined) return { source, value };
+    }
+    return { source: `--${flagName}`, value: undefined };
+  };
 
-  const { socket, socketSource } = resolveSocket(flagValue, envValue, env);
+  // An empty socket variable (common in client config templates) means "not set".
+  const socketEnv = (name: string) => envValue(name) || undefined;
+  const { socket, socketSource } = resolveSocket(flagValue, socketEnv, env);
 
   const allTools = new Set(TOOLSETS.flatMap((t) => surface[t]));
   const toolsets = parseToolsets(pick("toolsets", "TMUX_MCP_TOOLSETS", "LIBTMUX_TOOLSETS"));
-  const tools = parseToolNames(
-    "--tools",
-    pick("tools", "TMUX_MCP_TOOLS", "LIBTMUX_TOOLS"),
-    allTools,
-  );
+  const tools = parseToolNames(pick("tools", "TMUX_MCP_TOOLS", "LIBTMUX_TOOLS"), allTools);
   const excludeTools = parseToolNames(
-    "--exclude-tools",
     pick("exclude-tools", "TMUX_MCP_EXCLUDE_TOOLS", "LIBTMUX_EXCLUDE_TOOLS"),
     allTools,
   );
@@ -149,7 +157,7 @@ export function parseConfig(
     ? true
     : parseBool("TMUX_MCP_ALLOW_WATCHED_PANES", envValue("TMUX_MCP_ALLOW_WATCHED_PANES"), false);
   const http = parseHttp(flagValue("http"));
-  const httpToken = pick("http-token", "TMUX_MCP_HTTP_TOKEN");
+  const httpToken = pick("http-token", "TMUX_MCP_HTTP_TOKEN").value;
   if (flagValue("http-token") !== undefined && !http) {
     throw new ConfigError("--http-token needs --http HOST:PORT");
   }
@@ -171,7 +179,10 @@ export function parseConfig(
 
 function describeParseError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const option = /'(-[^']*)'/.exec(message)?.[1];
+  const raw = /'(-[^']*)'/.exec(message)?.[1];
+  // The option text is the user's; keep the line single and short.
+  // deno-lint-ignore no-control-regex -- control characters are exactly what we strip
+  const option = raw === undefined ? undefined : raw.replace(/[\x00-\x1f\x7f]/g, "?").slice(0, 40);
   if (/Unknown option/.test(message)) return `unknown option ${option ?? ""}`.trim();
   if (/argument missing/.test(message)) return `option ${option ?? ""} needs a value`;
   if (/positional/i.test(message)) return "unexpected argument (this server takes only options)";
@@ -235,36 +246,44 @@ function splitList(value: string): string[] {
   return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
 }
 
-function parseToolsets(value: string | undefined): readonly Toolset[] {
+/** A configured value and where it came from (a flag or a variable name). */
+interface Sourced {
+  source: string;
+  value: string | undefined;
+}
+
+function parseToolsets({ source, value }: Sourced): readonly Toolset[] {
   if (value === undefined) return DEFAULT_TOOLSETS;
   const names = splitList(value);
   for (const name of names) {
     if (!(TOOLSETS as readonly string[]).includes(name)) {
-      throw new ConfigError(`unknown toolset "${name}"; valid toolsets: ${TOOLSETS.join(", ")}`);
+      throw new ConfigError(
+        `${source}: unknown toolset "${name.slice(0, 40)}"; valid toolsets: ${TOOLSETS.join(", ")}`,
+      );
     }
   }
   return TOOLSETS.filter((t) => names.includes(t));
 }
 
-function parseToolNames(what: string, value: string | undefined, known: Set<string>): string[] {
+function parseToolNames({ source, value }: Sourced, known: Set<string>): string[] {
   if (value === undefined) return [];
   const names = [...new Set(splitList(value))];
   for (const name of names) {
     if (!known.has(name)) {
       throw new ConfigError(
-        `${what}: unknown tool "${name.slice(0, 40)}"; valid tools: ${[...known].join(", ")}`,
+        `${source}: unknown tool "${name.slice(0, 40)}"; valid tools: ${[...known].join(", ")}`,
       );
     }
   }
   return names;
 }
 
-function parseWaitMax(value: string | undefined): number {
+function parseWaitMax({ source, value }: Sourced): number {
   if (value === undefined) return WAIT_MAX_MS.default;
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!(n >= WAIT_MAX_MS.min && n <= WAIT_MAX_MS.max)) {
     throw new ConfigError(
-      `--wait-max-ms must be an integer from ${WAIT_MAX_MS.min} to ${WAIT_MAX_MS.max} (milliseconds)`,
+      `${source} must be an integer from ${WAIT_MAX_MS.min} to ${WAIT_MAX_MS.max} (milliseconds)`,
     );
   }
   return n;

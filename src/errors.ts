@@ -105,7 +105,7 @@ export function preview(value: string, max = 24): string {
 /** Classification of a failed tmux invocation from its stderr. */
 export function classifyTmuxFailure(stderr: string): { code: ErrorCode; message: string } {
   const line = stderr.trim().split("\n").filter((l) => l.trim() !== "").pop() ?? "";
-  const text = line || "tmux exited with an error and printed nothing";
+  const text = line ? quietTmuxMessage(line) : "tmux exited with an error and printed nothing";
   if (/^no server running on /.test(line) || /^error connecting to .*\(No such file/.test(line)) {
     return { code: "server_not_running", message: text };
   }
@@ -122,4 +122,15 @@ export function classifyTmuxFailure(stderr: string): { code: ErrorCode; message:
     return { code: "target_not_found", message: text };
   }
   return { code: "tmux_failed", message: text };
+}
+
+/**
+ * tmux repeats the target it could not find ("can't find session: <what you sent>"); show only a
+ * short prefix of it, and cap the whole line, so an error never echoes a value in full.
+ */
+function quietTmuxMessage(line: string): string {
+  const m = /^((?:can't find|no such) \w+|invalid option|unknown option|ambiguous option): (.*)$/s
+    .exec(line);
+  const text = m ? `${m[1]}: ${preview(m[2], 32)}` : line;
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

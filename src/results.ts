@@ -77,6 +77,8 @@ export function byteLength(text: string): number {
  * code point boundary.
  */
 export function boundText(text: string, maxLines: number, maxBytes: number): BoundedText {
+  // A final newline ends the last line; it does not start another one.
+  if (text.endsWith("\n")) text = text.slice(0, -1);
   const totalBytes = byteLength(text);
   const lines = text === "" ? [] : text.split("\n");
   let start = Math.max(0, lines.length - maxLines);
@@ -108,7 +110,30 @@ export function utf8Tail(text: string, maxBytes: number): string {
   return new TextDecoder().decode(bytes.subarray(from));
 }
 
-/** Cap a listing; `dropped` counts rows left out (the first rows are kept: listings are ordered). */
-export function boundRows<T>(rows: readonly T[], max: number): { rows: T[]; dropped: number } {
-  return { rows: rows.slice(0, max), dropped: Math.max(0, rows.length - max) };
+/**
+ * Cap a listing by rows and by the JSON size of the kept rows; `dropped` counts rows left out.
+ * Listings keep their first rows (they are ordered by session, window and pane), unlike text,
+ * which keeps its newest lines.
+ */
+export function boundRows<T>(
+  rows: readonly T[],
+  maxRows: number,
+  maxBytes: number,
+): { rows: T[]; dropped: number } {
+  const kept: T[] = [];
+  let bytes = 2;
+  for (const row of rows.slice(0, maxRows)) {
+    bytes += byteLength(JSON.stringify(row)) + 1;
+    if (bytes > maxBytes) break;
+    kept.push(row);
+  }
+  return { rows: kept, dropped: rows.length - kept.length };
 }
+
+/** Shorten a free-text field (a title a program set, a path) to `max` characters, marked by "…". */
+export function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Limits of free-text fields in rows. */
+export const FIELD_LIMITS = { title: 1024, name: 1024, path: 4096 } as const;

@@ -56,6 +56,17 @@ Deno.test("precedence: flag > TMUX_MCP_* > LIBTMUX_*", () => {
   ]);
 });
 
+Deno.test("an empty socket variable means unset", () => {
+  assertEquals(
+    parse([], { TMUX_MCP_SOCKET_NAME: "", TMUX_MCP_SOCKET_PATH: "/tmp/x.sock" }).socket,
+    {
+      kind: "path",
+      path: "/tmp/x.sock",
+    },
+  );
+  assertEquals(parse([], { LIBTMUX_SOCKET: "" }).socket, { kind: "default" });
+});
+
 Deno.test("inside tmux, the default socket is the one of $TMUX", () => {
   const config = parse([], { TMUX: "/tmp/tmux-1000/default,1234,0", TMUX_PANE: "%3" });
   assertEquals(config.socket, { kind: "path", path: "/tmp/tmux-1000/default" });
@@ -80,6 +91,12 @@ Deno.test("invalid configuration is one line naming what is valid", () => {
   assertMatch(refused(["--http", "127.0.0.1:70000"]), /HOST:PORT/);
   assertMatch(refused(["--http-token", "t"]), /needs --http/);
   assertMatch(refused(["stray"]), /unexpected argument/);
+  // Errors blame the source that supplied the value.
+  assertMatch(refused([], { TMUX_MCP_WAIT_MAX_MS: "5" }), /^TMUX_MCP_WAIT_MAX_MS must be/);
+  assertMatch(refused([], { LIBTMUX_TOOLS: "nope" }), /^LIBTMUX_TOOLS: unknown tool/);
+  assertMatch(refused([], { LIBTMUX_TOOLSETS: "nope" }), /^LIBTMUX_TOOLSETS: unknown toolset/);
+  // An option name holding a newline still yields one line.
+  assert(!refused(["--foo\nbar"]).includes("\n"));
   for (const message of [refused(["--toolsets", "x"]), refused(["--nope"])]) {
     assert(!message.includes("\n"), "one line");
   }

@@ -5,7 +5,7 @@ import { escapeArgument, refuseFlagLike, TmuxRunner } from "../src/tmux/command.
 import type { TmuxContext } from "../src/tmux/context.ts";
 import { literal, parseRows, rowFormat, separators } from "../src/tmux/format.ts";
 import { listPanes, listSessions, listWindows } from "../src/tmux/queries.ts";
-import { sessionTarget } from "../src/tmux/targets.ts";
+import { resolveSessionRef } from "../src/tmux/targets.ts";
 import { cleanEnv, TmuxFixture } from "./support/fixture.ts";
 
 const env = cleanEnv();
@@ -28,7 +28,7 @@ Deno.test("a trailing ';' in any argument is text, never a command separator", a
     // tmux stores (and shows) a backslash in a name as "\\"; undo that one escape to compare.
     assertEquals(stored.replaceAll("\\\\", "\\"), name);
     // The stored form is what listings return and what targets it exactly.
-    await runner.run(["rename-session", "-t", sessionTarget(stored), "main"]);
+    await runner.run(["rename-session", "-t", `=${stored}`, "main"]);
   }
   // The server survived "kill-server;" as text.
   assertEquals((await fx.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
@@ -57,12 +57,24 @@ Deno.test("flag-like values are refused", () => {
   assertEquals(refuseFlagLike("ok-name", "name"), "ok-name");
 });
 
-Deno.test("sessionTarget is exact: ids as themselves, names as =name, impossible names refused", () => {
-  assertEquals(sessionTarget("$3"), "$3");
-  assertEquals(sessionTarget("alpha"), "=alpha");
-  for (const bad of ["a:b", "a.b", "", "x\ny"]) {
-    const error = assertThrows(() => sessionTarget(bad), ToolError);
-    assertEquals(error.code, "target_not_found");
+Deno.test("session references resolve exactly, and an id-shaped name is never confused", async () => {
+  await using fx = await TmuxFixture.start({ session: "alpha" });
+  // tmux lets a session be named like another session's id.
+  await fx.tmux("new-session", "-d", "-s", "$0", "sleep 100000");
+  await fx.tmux("new-session", "-d", "-s", "$9", "sleep 100000");
+  const sessions = await listSessions(ctxFor(fx));
+  const idOf = (name: string) => sessions.find((s) => s.sessionName === name)!.sessionId;
+  assertEquals(resolveSessionRef(sessions, "alpha"), "$0");
+  assertEquals(resolveSessionRef(sessions, "$1"), "$1"); // an id nobody uses as a name
+  assertEquals(resolveSessionRef(sessions, "$9"), idOf("$9")); // a name no id has
+  const ambiguous = assertThrows(() => resolveSessionRef(sessions, "$0"), ToolError);
+  assertEquals(ambiguous.code, "invalid_arguments");
+  assert(ambiguous.hint.includes(idOf("$0")), ambiguous.hint);
+  for (const ref of ["alp", "al*", "alpha:0", "ALPHA", "$42", ""]) {
+    assertEquals(
+      assertThrows(() => resolveSessionRef(sessions, ref), ToolError).code,
+      "target_not_found",
+    );
   }
 });
 
@@ -97,7 +109,7 @@ Deno.test("failures are classified into typed codes", async () => {
   );
   assertEquals(missing.code, "target_not_found");
   const noSession = await assertRejects(
-    () => runner.run(["list-windows", "-t", sessionTarget("nope")]),
+    () => runner.run(["list-windows", "-t", "=nope"]),
     ToolError,
   );
   assertEquals(noSession.code, "target_not_found");

@@ -48,16 +48,41 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
       tmuxSessions,
     );
     assert(sessions.every((s) => s.attached === 0));
+    for (const s of sessions) {
+      const view = await fx.display(`${s.sessionId}:`, "#{session_created}|#{session_path}");
+      assertEquals(`${Date.parse(s.created as string) / 1000}|${s.path}`, view);
+    }
 
     const { windows } = await ok<{ windows: Array<Record<string, unknown>> }>(
       client,
       "list_windows",
       { session: "alpha" },
     );
-    const tmuxWindows =
-      (await fx.tmux("list-windows", "-t", "=alpha", "-F", "#{window_id} #{window_name}"))
-        .trim().split("\n");
-    assertEquals(windows.map((w) => `${w.windowId} ${w.windowName}`), tmuxWindows);
+    const tmuxWindows = (await fx.tmux(
+      "list-windows",
+      "-t",
+      "=alpha",
+      "-F",
+      "#{window_id}|#{window_index}|#{window_name}|#{session_id}|#{session_name}|#{window_active}|" +
+        "#{window_panes}|#{window_width}|#{window_height}|#{window_zoomed_flag}",
+    )).trim().split("\n");
+    assertEquals(
+      windows.map((w) =>
+        [
+          w.windowId,
+          w.windowIndex,
+          w.windowName,
+          w.sessionId,
+          w.sessionName,
+          w.active ? 1 : 0,
+          w.panes,
+          w.width,
+          w.height,
+          w.zoomed ? 1 : 0,
+        ].join("|")
+      ),
+      tmuxWindows,
+    );
     assert(windows.some((w) => w.windowName === "second"));
     const alphaId = sessions.find((s) => s.sessionName === "alpha")!.sessionId as string;
     const byId = await ok<{ windows: unknown[] }>(client, "list_windows", { session: alphaId });
@@ -71,7 +96,8 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
         pane.paneId,
         "#{pane_pid}|#{session_id}|#{window_id}|#{window_index}|#{pane_index}|#{pane_active}|" +
           "#{pane_width}|#{pane_height}|#{pane_left}|#{pane_top}|#{pane_current_command}|" +
-          "#{pane_dead}|#{pane_in_mode}|#{pane_title}",
+          "#{pane_dead}|#{pane_in_mode}|#{pane_title}|#{pane_current_path}|#{window_name}|" +
+          "#{session_name}",
       )).split("|");
       assertEquals([
         String(pane.pid),
@@ -88,8 +114,12 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
         pane.dead ? "1" : "0",
         pane.inMode ? "1" : "0",
         pane.title,
+        pane.currentPath,
+        pane.windowName,
+        pane.sessionName,
       ], view);
       assert(pane.generation.includes(serverPid.toString(36)));
+      assert(pane.generation.includes(pane.pid.toString(36)));
       assertEquals(pane.isCaller, false);
       assertEquals(pane.isAttended, false);
     }
@@ -243,6 +273,8 @@ Deno.test("isCaller: the pane of $TMUX_PANE on the same server pid only", async 
 Deno.test("isAttended: the visible pane of a session a person's client shows", async () => {
   await using fx = await TmuxFixture.start({ session: "watched" });
   await fx.tmux("split-window", "-d", "-t", "=watched:0", "sleep 100000");
+  // A second, inactive window: its active pane is not on anyone's screen.
+  await fx.tmux("new-window", "-d", "-t", "=watched:", "sleep 100000");
   await fx.tmux("new-session", "-d", "-s", "alone", "sleep 100000");
   // A control-mode client that is not ours (like iTerm2's -CC) is a person.
   const person = new Deno.Command("tmux", {
@@ -272,5 +304,24 @@ Deno.test("isAttended: the visible pane of a session a person's client shows", a
   } finally {
     await person.stdin.close();
     await person.status;
+  }
+});
+
+Deno.test("a title a program sets cannot flood a listing: long fields are clipped", async () => {
+  // OSC 2 sets the pane title from inside the pane; 300 KB of it.
+  await using fx = await TmuxFixture.start({
+    command: `sh -c 'printf "\\033]2;%0300000d\\033\\\\" 0; exec sleep 100000'`,
+  });
+  assert(await eventually(async () => (await fx.display("%0", "#{pane_title}")).length > 100_000));
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const result = await client.callTool({ name: "list_panes", arguments: {} });
+    const text = (result.content as Array<{ text: string }>)[0].text;
+    assert(text.length < 8_000, `listing is ${text.length} chars`);
+    const { panes } = result.structuredContent as { panes: Pane[] };
+    assertEquals(panes[0].title.length, 1024);
+    assert(panes[0].title.endsWith("…"));
+  } finally {
+    await close();
   }
 });

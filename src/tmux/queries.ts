@@ -5,12 +5,14 @@
  */
 import type { TmuxContext } from "./context.ts";
 import { ToolError } from "../errors.ts";
+import { clipText, FIELD_LIMITS } from "../results.ts";
 import { flag, int, parseRows, rowFormat, rowTemplate, separators } from "./format.ts";
 import {
   type ClientRow,
   generationOf,
   isCallerPane,
   PANE_ID,
+  resolveSessionRef,
   watchedSessions,
   WINDOW_ID,
 } from "./targets.ts";
@@ -195,13 +197,13 @@ export async function snapshot(
       windows: int(s.windows),
       attached: watched.get(s.sessionId) ?? 0,
       created: new Date(int(s.created) * 1000).toISOString(),
-      path: s.path,
+      path: clipText(s.path, FIELD_LIMITS.path),
       activeWindowId: s.activeWindowId,
     })),
     windows: WINDOWS.decode(rows).map((w) => ({
       windowId: w.windowId,
       windowIndex: int(w.windowIndex),
-      windowName: w.windowName,
+      windowName: clipText(w.windowName, FIELD_LIMITS.name),
       sessionId: w.sessionId,
       sessionName: w.sessionName,
       active: flag(w.active),
@@ -223,19 +225,19 @@ export async function snapshot(
         sessionName: p.sessionName,
         windowId: p.windowId,
         windowIndex: int(p.windowIndex),
-        windowName: p.windowName,
+        windowName: clipText(p.windowName, FIELD_LIMITS.name),
         paneIndex: int(p.paneIndex),
         active,
         width: int(p.width),
         height: int(p.height),
         left: int(p.left),
         top: int(p.top),
-        currentCommand: p.currentCommand,
-        currentPath: p.currentPath,
+        currentCommand: clipText(p.currentCommand, FIELD_LIMITS.name),
+        currentPath: clipText(p.currentPath, FIELD_LIMITS.path),
         pid: panePid,
         dead,
         inMode: flag(p.inMode),
-        title: p.title,
+        title: clipText(p.title, FIELD_LIMITS.title),
         isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
         isAttended: active && flag(p.windowActive) && (watched.get(p.sessionId) ?? 0) > 0,
         historyLines: int(p.historyLines),
@@ -321,4 +323,13 @@ export async function readVariables(
   const values: Record<string, string> = {};
   names.forEach((name, i) => values[name] = row?.fields[i + 1] ?? "");
   return { paneId: resolved === "" ? null : resolved, values };
+}
+
+/** Resolve a session reference (`$N` or exact name) to its id with one listing. */
+export async function resolveSession(
+  ctx: TmuxContext,
+  ref: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  return resolveSessionRef(await listSessions(ctx, signal), ref);
 }

@@ -5,7 +5,8 @@
 import { preview, ToolError } from "../errors.ts";
 import type { TmuxContext } from "./context.ts";
 import { rowTemplate, separators } from "./format.ts";
-import { PANE_ID, sessionPaneTarget, sessionTarget, WINDOW_ID } from "./targets.ts";
+import { resolveSession } from "./queries.ts";
+import { PANE_ID, WINDOW_ID } from "./targets.ts";
 
 /** Option scopes, as in seed 001's `show_option`. */
 export const OPTION_SCOPES = [
@@ -30,7 +31,7 @@ export interface OptionValue {
   set: boolean;
 }
 
-/** `show-options` flags selecting a scope and its target. */
+/** `show-options` flags selecting a scope and its target (a session already resolved to `$N`). */
 function scopeArgs(scope: OptionScope, target: string | undefined): string[] {
   const needs = scope === "session" || scope === "window" || scope === "pane";
   if (!needs && target !== undefined) {
@@ -55,7 +56,7 @@ function scopeArgs(scope: OptionScope, target: string | undefined): string[] {
     case "global-window":
       return ["-g", "-w"];
     case "session":
-      return ["-t", sessionPaneTarget(target!)];
+      return ["-t", target!];
     case "window":
       if (!WINDOW_ID.test(target!)) throw badTarget("window", "a window id (@N)", target!);
       return ["-w", "-t", target!];
@@ -127,7 +128,10 @@ export async function showOption(
       hint: 'Option names look like "status-left", "status-format[0]" or "@user-option".',
     });
   }
-  const flags = scopeArgs(scope, target);
+  const resolved = scope === "session" && target !== undefined
+    ? await resolveSession(ctx, target, signal)
+    : target;
+  const flags = scopeArgs(scope, resolved);
   if (!name.startsWith("@")) {
     const base = name.replace(/\[\d+\]$/, "");
     const tables = await optionTables(ctx, signal);
@@ -156,9 +160,7 @@ export async function showOption(
   const global = scope === "server" || scope.startsWith("global-");
   // -q keeps an unset user option from being an error (built-in names were checked above), but
   // it also hides a missing target, so the target is checked first by has-session.
-  const guard = target === undefined
-    ? []
-    : [["has-session", "-t", scope === "session" ? sessionTarget(target) : target]];
+  const guard = resolved === undefined ? [] : [["has-session", "-t", resolved]];
   const out = await ctx.runner.run([
     ...guard,
     ["show-options", ...flags, "-q", "-v", name],
@@ -186,7 +188,7 @@ export async function showEnvironment(
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<EnvironmentEntry[]> {
-  const scope = session === undefined ? ["-g"] : ["-t", sessionTarget(session)];
+  const scope = session === undefined ? ["-g"] : ["-t", await resolveSession(ctx, session, signal)];
   // -s prints shell syntax whose quoting makes values with newlines unambiguous.
   const out = await ctx.runner.run(["show-environment", "-s", ...scope], { signal });
   const entries: EnvironmentEntry[] = [];
@@ -211,7 +213,7 @@ export async function showHooks(
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<HookEntry[]> {
-  const scope = session === undefined ? ["-g"] : ["-t", sessionPaneTarget(session)];
+  const scope = session === undefined ? ["-g"] : ["-t", await resolveSession(ctx, session, signal)];
   const out = await ctx.runner.run(["show-hooks", ...scope], { signal });
   const hooks: HookEntry[] = [];
   for (const line of out.split("\n")) {

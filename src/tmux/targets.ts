@@ -13,41 +13,37 @@ export const WINDOW_ID = /^@\d+$/;
 /** Pattern of a session id. */
 export const SESSION_ID = /^\$\d+$/;
 
-/** True when `ref` (an id `$N` or an exact name) names this session. */
-export function sessionMatches(
-  ref: string,
-  session: { sessionId: string; sessionName: string },
-): boolean {
-  return SESSION_ID.test(ref) ? session.sessionId === ref : session.sessionName === ref;
+/** What a session reference resolves against: any rows carrying a session's id and name. */
+export interface SessionKey {
+  sessionId: string;
+  sessionName: string;
 }
 
 /**
- * The `-t` value for a session reference: `$N` as itself, a name as `=name` (exact match).
- * tmux never stores `:` or `.` in a session name and would parse them as window/pane parts, so
- * such a name cannot exist and is refused before reaching tmux.
+ * Resolve a session reference — its id `$N` or its exact name — against listed sessions and
+ * return the id. Never a prefix or pattern. tmux lets a session be *named* like an id (`$7`);
+ * when such a name and a different session's id collide, the reference is ambiguous and refused.
  */
-export function sessionTarget(ref: string): string {
-  if (SESSION_ID.test(ref)) return ref;
-  // deno-lint-ignore no-control-regex -- control characters are exactly what we refuse
-  if (ref === "" || /[:.]/.test(ref) || /[\x00-\x1f\x7f]/.test(ref)) {
-    throw new ToolError("target_not_found", `no session is named ${preview(ref)}`, {
-      hint: "Session names never contain ':', '.' or control characters; " +
-        "call list_sessions and pass a sessionId ($N) or an exact name.",
-    });
+export function resolveSessionRef(rows: readonly SessionKey[], ref: string): string {
+  const byName = rows.find((r) => r.sessionName === ref);
+  const byId = SESSION_ID.test(ref) ? rows.find((r) => r.sessionId === ref) : undefined;
+  if (byName && byId && byName.sessionId !== byId.sessionId) {
+    throw new ToolError(
+      "invalid_arguments",
+      `${preview(ref)} is both a session id and another session's name`,
+      {
+        hint: `Pass the sessionId instead: ${byName.sessionId} is the session named ${
+          preview(ref)
+        }.`,
+      },
+    );
   }
-  return `=${ref}`;
+  const found = byId ?? byName;
+  if (!found) throw sessionNotFound(ref);
+  return found.sessionId;
 }
 
-/**
- * The `-t` value naming a session where tmux expects a pane target (`show-options`,
- * `show-hooks`): `$N`, or `=name:` — the trailing colon makes tmux read `=name` as the session.
- */
-export function sessionPaneTarget(ref: string): string {
-  const target = sessionTarget(ref);
-  return SESSION_ID.test(ref) ? target : `${target}:`;
-}
-
-/** Throw `target_not_found` for a session reference that matched nothing. */
+/** The error for a session reference that matched nothing. */
 export function sessionNotFound(ref: string): ToolError {
   return new ToolError(
     "target_not_found",

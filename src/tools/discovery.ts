@@ -4,12 +4,14 @@ import { ToolError } from "../errors.ts";
 import { boundRows } from "../results.ts";
 import { describeSocket } from "../tmux/command.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
-import { sessionMatches, sessionNotFound } from "../tmux/targets.ts";
+import { resolveSessionRef } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
 
 /** Rows a listing returns at most; the rest is disclosed in `note` and `truncated`. */
 export const LIST_LIMIT = 1000;
+/** JSON bytes of rows a listing returns at most (the text block repeats them). */
+export const LIST_BYTES = 131_072;
 
 /** The canonical pane row (DESIGN §4). */
 export const paneRowSchema = z.object({
@@ -62,7 +64,9 @@ export const windowRowSchema = z.object({
 
 const listingExtras = {
   note: z.string().optional().describe("Why the listing is empty or shortened."),
-  truncated: z.boolean().optional().describe(`True when more than ${LIST_LIMIT} rows existed.`),
+  truncated: z.boolean().optional().describe(
+    `True when rows were left out (more than ${LIST_LIMIT} rows or ${LIST_BYTES} bytes).`,
+  ),
 };
 
 /**
@@ -86,12 +90,13 @@ async function listing<T>(
     }
     throw error;
   }
-  const bounded = boundRows(rows, LIST_LIMIT);
+  const bounded = boundRows(rows, LIST_LIMIT, LIST_BYTES);
   if (bounded.dropped === 0) return { rows: bounded.rows };
   return {
     rows: bounded.rows,
     truncated: true,
-    note: `showing the first ${LIST_LIMIT} of ${rows.length} ${what}; filter to see the rest`,
+    note:
+      `showing the first ${bounded.rows.length} of ${rows.length} ${what}; filter to see the rest`,
   };
 }
 
@@ -151,9 +156,8 @@ export const discoveryTools = [
           pickShape(windowRowSchema, r)
         );
         if (session === undefined) return rows;
-        const mine = rows.filter((w) => sessionMatches(session, w));
-        if (mine.length === 0) throw sessionNotFound(session);
-        return mine;
+        const id = resolveSessionRef(rows, session);
+        return rows.filter((w) => w.sessionId === id);
       });
       return withExtras("windows", result);
     },
@@ -177,8 +181,8 @@ export const discoveryTools = [
       const result = await listing(ctx, "panes", async () => {
         let rows = (await listPanes(ctx.tmux, ctx.signal)).map((r) => pickShape(paneRowSchema, r));
         if (session !== undefined) {
-          rows = rows.filter((p) => sessionMatches(session, p));
-          if (rows.length === 0) throw sessionNotFound(session);
+          const id = resolveSessionRef(rows, session);
+          rows = rows.filter((p) => p.sessionId === id);
         }
         if (window !== undefined) {
           rows = rows.filter((p) => p.windowId === window);

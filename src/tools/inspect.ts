@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { describeSocket } from "../tmux/command.ts";
 import { readVariables, snapshot, tmuxVersion } from "../tmux/queries.ts";
-import { checkGeneration, sessionMatches, sessionNotFound } from "../tmux/targets.ts";
+import { checkGeneration, resolveSessionRef } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
 import { paneRowSchema, sessionRowSchema, windowRowSchema } from "./discovery.ts";
 import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
@@ -120,8 +120,8 @@ export const inspectTools = [
     capability: META,
     handler: async ({ session }, ctx) => {
       const snap = await snapshot(ctx.tmux, { sessions: true, windows: true }, ctx.signal);
-      const row = snap.sessions.find((s) => sessionMatches(session, s));
-      if (!row) throw sessionNotFound(session);
+      const id = resolveSessionRef(snap.sessions, session);
+      const row = snap.sessions.find((s) => s.sessionId === id)!;
       const windows = snap.windows.filter((w) => w.sessionId === row.sessionId)
         .map((w) => pickShape(windowRowSchema, w));
       return {
