@@ -6,7 +6,9 @@ import { z } from "zod";
 import { type Config, type Surface, TOOLSETS } from "./config.ts";
 import { errorSchema } from "./results.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_spec.ts";
+import { captureTools } from "./tools/capture.ts";
 import { discoveryTools } from "./tools/discovery.ts";
+import { searchTools } from "./tools/search.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { settingsTools } from "./tools/settings.ts";
 
@@ -63,7 +65,13 @@ export const SURFACE: Surface = {
 };
 
 /** The tools built in this version, in listing order. */
-export const TOOLS: readonly ToolSpec[] = [...discoveryTools, ...inspectTools, ...settingsTools];
+export const TOOLS: readonly ToolSpec[] = [
+  ...discoveryTools,
+  ...inspectTools,
+  ...captureTools,
+  ...searchTools,
+  ...settingsTools,
+];
 
 /** MCP annotation hints per class (DESIGN §2). */
 export const ANNOTATIONS: Record<

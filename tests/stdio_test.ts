@@ -141,6 +141,17 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
         (r) => assert((r.withheld as string[]).includes("MY_SECRET_TOKEN")),
       ],
       ["show_hooks", {}, (r) => assertEquals((r.hooks as unknown[]).length, 1)],
+      [
+        "capture_pane",
+        { paneId: "%0", start: -10 },
+        (r) => assertEquals([r.terminalContent, r.paneId], ["data", "%0"]),
+      ],
+      ["snapshot_pane", { paneId: "%0" }, (r) => assertEquals(r.dead, false)],
+      [
+        "search_panes",
+        { pattern: "no such text", regex: true },
+        (r) => assertEquals(r.panesSearched, 1),
+      ],
     ];
     for (const [name, args, check] of calls) check(await ok(client, name, args));
     const { tools } = await client.listTools();

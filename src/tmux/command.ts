@@ -114,6 +114,20 @@ export class TmuxRunner {
     commands: TmuxCommand | readonly TmuxCommand[],
     options: RunOptions = {},
   ): Promise<string> {
+    const result = await this.runPartial(commands, options);
+    if (result.error) throw result.error;
+    return result.stdout;
+  }
+
+  /**
+   * Like {@link run}, but a command that tmux rejects does not discard what the commands before
+   * it printed: a chain stops at its first failing command, and its earlier output is returned
+   * with the error. Spawn failures, timeouts and cancellation still throw.
+   */
+  async runPartial(
+    commands: TmuxCommand | readonly TmuxCommand[],
+    options: RunOptions = {},
+  ): Promise<{ stdout: string; error?: ToolError }> {
     const args = this.argv(commands);
     const effects = options.effects ?? "none";
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
@@ -148,11 +162,10 @@ export class TmuxRunner {
       throw new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`, { effects });
     }
     const decoder = new TextDecoder();
-    if (!output.success) {
-      const { code, message } = classifyTmuxFailure(decoder.decode(output.stderr));
-      throw new ToolError(code, message, { effects });
-    }
-    return decoder.decode(output.stdout);
+    const stdout = decoder.decode(output.stdout);
+    if (output.success) return { stdout };
+    const { code, message } = classifyTmuxFailure(decoder.decode(output.stderr));
+    return { stdout, error: new ToolError(code, message, { effects }) };
   }
 
   /** `tmux -V`, trimmed: works without a server; `tmux_not_found` when tmux is missing. */

@@ -93,3 +93,29 @@ export function int(value: string, fallback = 0): number {
 export function flag(value: string): boolean {
   return value === "1";
 }
+
+/** A command printing a section marker: the row separator and a tag, then a newline. */
+export function marker(sep: Separators, tag: string): string[] {
+  return ["display-message", "-p", rowTemplate(sep, tag, [])];
+}
+
+/** One section of chained output, from one marker or header row to the next. */
+export interface Section {
+  /** The marker's tag. */
+  tag: string;
+  /** A header row's fields (the whole section but its final newline, split on the field separator). */
+  fields: string[];
+  /** What was printed after a bare marker's line (e.g. a capture). */
+  body: string;
+}
+
+/** Split chained output at markers and header rows (whose fields may hold newlines). */
+export function splitSections(stdout: string, sep: Separators): Section[] {
+  return stdout.split(sep.row).slice(1).map((chunk) => {
+    const head = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+    const [first, ...fields] = head.split(sep.field);
+    const newline = chunk.indexOf("\n");
+    const tag = fields.length > 0 ? first : (newline < 0 ? chunk : chunk.slice(0, newline));
+    return { tag, fields, body: newline < 0 ? "" : chunk.slice(newline + 1) };
+  });
+}
