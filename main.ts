@@ -72,7 +72,16 @@ async function main(): Promise<number | undefined> {
 
   const transport = new StdioServerTransport();
   // The stdio transport does not end on EOF by itself; a client closing our stdin means goodbye.
-  process.stdin.on("end", () => void built.server.close().finally(() => Deno.exit(0)));
+  const shutdown = () => void built.close().finally(() => Deno.exit(0));
+  process.stdin.on("end", shutdown);
+  // Detach our control clients on the way out, so no tmux process of ours outlives us.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    try {
+      Deno.addSignalListener(signal, shutdown);
+    } catch {
+      // not supported on this platform
+    }
+  }
   await built.server.connect(transport);
   return undefined;
 }

@@ -6,10 +6,13 @@ import { z } from "zod";
 import { type Config, type Surface, TOOLSETS } from "./config.ts";
 import { errorSchema } from "./results.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_spec.ts";
+import { batchTools } from "./tools/batch.ts";
 import { captureTools } from "./tools/capture.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { searchTools } from "./tools/search.ts";
+import { sinceTools } from "./tools/since.ts";
 import { inspectTools } from "./tools/inspect.ts";
+import { inputTools } from "./tools/input.ts";
 import { settingsTools } from "./tools/settings.ts";
 
 /** Every tool name of the product by toolset (DESIGN §2), built in this version or not. */
@@ -69,8 +72,11 @@ export const TOOLS: readonly ToolSpec[] = [
   ...discoveryTools,
   ...inspectTools,
   ...captureTools,
+  ...sinceTools,
   ...searchTools,
   ...settingsTools,
+  ...batchTools,
+  ...inputTools,
 ];
 
 /** MCP annotation hints per class (DESIGN §2). */
@@ -138,9 +144,13 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   return rest;
 }
 
-/** The advertised input schema of a tool. */
-export function inputJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  return { $schema: "http://json-schema.org/draft-07/schema#", ...jsonSchema(spec.input, "input") };
+/** The advertised input schema of a tool, given the tools this configuration exposes. */
+export function inputJsonSchema(
+  spec: ToolSpec,
+  effective: readonly ToolSpec[] = TOOLS,
+): Record<string, unknown> {
+  const schema = spec.advertisedInput?.(effective) ?? spec.input;
+  return { $schema: "http://json-schema.org/draft-07/schema#", ...jsonSchema(schema, "input") };
 }
 
 /** The advertised success schema of a tool (no error variant). */
@@ -168,12 +178,12 @@ export function capabilityRow(spec: ToolSpec) {
 }
 
 /** The tools/list entry of one tool. */
-export function toolListEntry(spec: ToolSpec) {
+export function toolListEntry(spec: ToolSpec, effective: readonly ToolSpec[] = TOOLS) {
   return {
     name: spec.name,
     title: spec.title,
     description: spec.description,
-    inputSchema: inputJsonSchema(spec) as { type: "object"; [k: string]: unknown },
+    inputSchema: inputJsonSchema(spec, effective) as { type: "object"; [k: string]: unknown },
     outputSchema: outputJsonSchema(spec) as { type: "object"; [k: string]: unknown },
     annotations: { title: spec.title, ...ANNOTATIONS[spec.annotations] },
     _meta: { [CAPABILITY_META_KEY]: capabilityRow(spec) },

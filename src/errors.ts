@@ -112,6 +112,7 @@ export function classifyTmuxFailure(stderr: string): { code: ErrorCode; message:
   if (/^error connecting to .*\(Connection refused\)/.test(line)) {
     return { code: "server_not_running", message: text };
   }
+  if (/^no sessions$/.test(line)) return { code: "server_not_running", message: text };
   if (/^(server exited unexpectedly|lost server)/.test(line)) {
     return { code: "server_gone", message: text };
   }

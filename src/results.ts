@@ -27,9 +27,12 @@ export const errorSchema = z.object({
   }).strict(),
 });
 
-/** Wrap a handler's plain object as a success result. */
-export function successResult(data: Record<string, unknown>): ToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+/** Wrap a handler's plain object as a success result (text: compact JSON, or a summary). */
+export function successResult(data: Record<string, unknown>, text?: string): ToolResult {
+  return {
+    content: [{ type: "text", text: text ?? JSON.stringify(data) }],
+    structuredContent: data,
+  };
 }
 
 /** The text of an error result: `code: message` and the hint on the next line. */
@@ -74,23 +77,26 @@ export function byteLength(text: string): number {
 /**
  * Keep the newest `maxLines` lines and at most `maxBytes` UTF-8 bytes of `text`. Whole lines are
  * dropped from the top first; if the newest line alone is too long, its tail is kept, cut on a
- * code point boundary.
+ * code point boundary. A final newline ends the last line (it is not a line of its own) and is
+ * kept, so consecutive reads of a stream concatenate exactly.
  */
 export function boundText(text: string, maxLines: number, maxBytes: number): BoundedText {
-  // A final newline ends the last line; it does not start another one.
-  if (text.endsWith("\n")) text = text.slice(0, -1);
   const totalBytes = byteLength(text);
-  const lines = text === "" ? [] : text.split("\n");
+  const terminated = text.endsWith("\n");
+  const body = terminated ? text.slice(0, -1) : text;
+  const budget = Math.max(0, maxBytes - (terminated ? 1 : 0));
+  const lines = body === "" && !terminated ? [] : body.split("\n");
   let start = Math.max(0, lines.length - maxLines);
   const sizes = lines.map((l) => byteLength(l));
   // bytes of lines[start..] joined with "\n"
   let bytes = sizes.slice(start).reduce((a, b) => a + b, 0) + Math.max(0, lines.length - start - 1);
-  while (bytes > maxBytes && lines.length - start > 1) {
+  while (bytes > budget && lines.length - start > 1) {
     bytes -= sizes[start] + 1;
     start++;
   }
   let kept = lines.slice(start).join("\n");
-  if (bytes > maxBytes) kept = utf8Tail(kept, maxBytes);
+  if (bytes > budget) kept = utf8Tail(kept, budget);
+  if (terminated && maxBytes > 0) kept += "\n";
   const keptBytes = byteLength(kept);
   return {
     text: kept,

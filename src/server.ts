@@ -18,9 +18,11 @@ import {
 } from "./sdk.ts";
 import { describeSocket, type EnvReader, TmuxRunner } from "./tmux/command.ts";
 import type { TmuxContext } from "./tmux/context.ts";
+import { PaneQueue } from "./tmux/pane_queue.ts";
 import { tmuxVersion } from "./tmux/queries.ts";
+import { LIVE_DEFAULTS, LiveEngine, type LiveOptions } from "./tmux/live.ts";
 import { callerIdentity } from "./tmux/targets.ts";
-import type { ToolSpec } from "./tool_spec.ts";
+import type { ToolContext, ToolSpec } from "./tool_spec.ts";
 
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";
@@ -45,6 +47,8 @@ export interface TmuxMcpServerOptions {
   version: string;
   /** Diagnostics sink (stderr in main.ts); never stdout. */
   log?: (message: string) => void;
+  /** Live-engine timings (tests shorten them); DESIGN §7's values by default. */
+  liveOptions?: Partial<LiveOptions>;
 }
 
 /** A configured server and its frozen tool surface. */
@@ -52,6 +56,10 @@ export interface TmuxMcpServer {
   readonly server: Server;
   readonly tools: readonly string[];
   readonly tmux: TmuxContext;
+  /** The control-mode engine, when live mode is on. */
+  readonly live?: LiveEngine;
+  /** Close the MCP server and detach every control connection (no tmux process is left). */
+  close(): Promise<void>;
 }
 
 /** Build an MCP server for one tmux server; no transport is attached. */
@@ -59,15 +67,20 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
   const { config, env, version } = options;
   const log = options.log ?? (() => {});
   const runner = new TmuxRunner({ socket: config.socket, env, onNotice: log });
+  const ownClientPids = new Set<number>();
   const tmux: TmuxContext = {
     runner,
     caller: callerIdentity(env("TMUX"), env("TMUX_PANE")),
-    ownClientPids: new Set<number>(),
+    ownClientPids,
+    inputQueue: new PaneQueue(),
   };
+  const live = config.live
+    ? new LiveEngine(tmux, ownClientPids, { ...LIVE_DEFAULTS, ...options.liveOptions }, log)
+    : undefined;
   const tools = effectiveTools(config);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const built = new Set(TOOLS.map((t) => t.name));
-  const listed = tools.map(toolListEntry);
+  const listed = tools.map((t) => toolListEntry(t, tools));
 
   const server = new Server(
     { name: "tmux-mcp", title: "tmux", version },
@@ -92,11 +105,24 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
       }
       throw new McpError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${preview(name, 64)}`);
     }
-    return await callTool(spec, request.params.arguments ?? {}, {
+    const context: ToolContext = {
       tmux,
       config,
       signal: extra.signal,
-    }, log);
+      live,
+      requestId: extra.requestId,
+      // Nested calls (the batch) reach only enabled tools, through the same pipeline.
+      invoke: (nested, args) => {
+        const target = byName.get(nested);
+        if (!target) {
+          return Promise.resolve(
+            errorResult(new ToolError("tool_denied", `${nested} is not enabled on this server`)),
+          );
+        }
+        return callTool(target, args, { ...context, invoke: undefined }, log);
+      },
+    };
+    return await callTool(spec, request.params.arguments ?? {}, context, log);
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -141,14 +167,23 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
     };
   });
 
-  return { server, tools: tools.map((t) => t.name), tmux };
+  return {
+    server,
+    tools: tools.map((t) => t.name),
+    tmux,
+    live,
+    close: async () => {
+      await live?.close();
+      await server.close();
+    },
+  };
 }
 
 /** Validate, run and wrap one call; every failure becomes a typed error result. */
 async function callTool(
   spec: ToolSpec,
-  rawArgs: Record<string, unknown>,
-  ctx: Parameters<ToolSpec["handler"]>[1],
+  rawArgs: unknown,
+  ctx: ToolContext,
   log: (message: string) => void,
 ): Promise<ToolResult> {
   const parsed = spec.input.safeParse(rawArgs);
@@ -157,7 +192,7 @@ async function callTool(
   }
   try {
     const data = await spec.handler(parsed.data, ctx);
-    return successResult(data as Record<string, unknown>);
+    return successResult(data as Record<string, unknown>, spec.summarize?.(data));
   } catch (error) {
     if (error instanceof ToolError) return errorResult(error);
     log(`internal error in ${spec.name}: ${(error as Error)?.stack ?? error}`);

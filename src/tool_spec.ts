@@ -2,6 +2,8 @@
 import type { z } from "zod";
 import type { Config, Toolset } from "./config.ts";
 import type { TmuxContext } from "./tmux/context.ts";
+import type { LiveEngine } from "./tmux/live.ts";
+import type { ToolResult } from "./results.ts";
 
 /** Rows of DESIGN §2's annotation table. */
 export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";
@@ -22,6 +24,15 @@ export interface ToolContext {
   readonly config: Config;
   /** Aborted when the client cancels the request. */
   readonly signal: AbortSignal;
+  /** The control-mode engine; undefined with `--no-live`. */
+  readonly live?: LiveEngine;
+  /** The JSON-RPC id of the request (the batch sizes its whole response with it). */
+  readonly requestId?: string | number;
+  /**
+   * Run another enabled tool through the same validation, handler and error mapping as a direct
+   * call (used by call_read_tools_batch).
+   */
+  readonly invoke?: (name: string, args: unknown) => Promise<ToolResult>;
 }
 
 /** One tool: its whole contract and its handler. */
@@ -32,10 +43,18 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodTy
   description: string;
   /** Strict input schema; no `.default()` (defaults are applied in the handler). */
   input: I;
+  /**
+   * The input schema tools/list advertises, when it must be built from the effective surface
+   * (the batch: a union of per-tool shapes). `input` still enforces the call's outer shape and
+   * each nested row is checked against its own tool's schema.
+   */
+  advertisedInput?: (effective: readonly ToolSpec[]) => z.ZodType;
   /** Success schema; the advertised outputSchema adds the error variant. */
   output: O;
   annotations: AnnotationClass;
   capability: Capability;
+  /** The text block of a success, when compact JSON of the data is not wanted (the batch). */
+  summarize?: (data: unknown) => string;
   handler: (args: z.infer<I>, ctx: ToolContext) => Promise<z.infer<O>>;
 }
 

@@ -4,11 +4,14 @@ import { boundRows, boundText, byteLength, clipText, utf8Tail } from "../src/res
 
 Deno.test("boundText keeps the newest lines; a final newline is not a line", () => {
   assertEquals(boundText("a\nb\nc\n", 2, 1000), {
-    text: "b\nc",
+    text: "b\nc\n",
     truncated: true,
     truncatedLines: 1,
     truncatedBytes: 2,
   });
+  // Consecutive chunks of a stream concatenate exactly.
+  assertEquals(boundText("1\n2\n", 10, 100).text + boundText("3\n", 10, 100).text, "1\n2\n3\n");
+  assertEquals(boundText("\n", 10, 100).text, "\n");
   assertEquals(boundText("a\nb\nc", 5, 1000), {
     text: "a\nb\nc",
     truncated: false,

@@ -31,7 +31,7 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
     for (const tool of tools) {
       const spec = defaults.find((t) => t.name === tool.name)!;
       assertEquals(tool.annotations, { title: tool.title, ...ANNOTATIONS[spec.annotations] });
-      if (spec.toolset === "inspect") assertEquals(tool.annotations?.readOnlyHint, true);
+      if (spec.annotations === "inspect") assertEquals(tool.annotations?.readOnlyHint, true);
       const output = tool.outputSchema as { type: string; anyOf: Array<Record<string, unknown>> };
       assertEquals(output.type, "object");
       assertEquals(output.anyOf.length, 2);
@@ -147,10 +147,38 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
         (r) => assertEquals([r.terminalContent, r.paneId], ["data", "%0"]),
       ],
       ["snapshot_pane", { paneId: "%0" }, (r) => assertEquals(r.dead, false)],
+      ["capture_since", { paneId: "%0" }, (r) => assertEquals(r.streaming, true)],
+      [
+        "call_read_tools_batch",
+        {
+          operations: [{ tool: "list_sessions" }, {
+            tool: "capture_pane",
+            arguments: { paneId: "%0" },
+          }],
+        },
+        (r) => assertEquals([r.succeeded, r.failed], [2, 0]),
+      ],
       [
         "search_panes",
         { pattern: "no such text", regex: true },
         (r) => assertEquals(r.panesSearched, 1),
+      ],
+      // Input tools, into the `sleep` pane (which never reads it).
+      [
+        "send_keys",
+        { paneId: "%0", keys: "typed;", enter: false },
+        (r) => assertEquals(r.resolvedPaneIds, ["%0"]),
+      ],
+      [
+        "send_keys_batch",
+        { operations: [{ paneId: "%0", keys: "C-u", enter: false }] },
+        (r) => assertEquals(r.completed, 1),
+      ],
+      ["paste_text", { paneId: "%0", text: "pasted\n" }, (r) => assertEquals(r.bytes, 7)],
+      [
+        "set_synchronize_panes",
+        { windowId: "@0", enabled: false },
+        (r) => assertEquals(r.enabled, false),
       ],
     ];
     for (const [name, args, check] of calls) check(await ok(client, name, args));
@@ -158,5 +186,32 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
     assertEquals(calls.map((c) => c[0]).sort(), tools.map((t) => t.name).sort());
   } finally {
     await close();
+  }
+});
+
+Deno.test("stdio: capture_since streams with live mode, and falls back with --no-live", async () => {
+  await using fx = await TmuxFixture.start({ session: "live", command: "cat" });
+  for (const live of [true, false]) {
+    const { client, close } = await connectStdio(["-S", fx.socket, ...(live ? [] : ["--no-live"])]);
+    try {
+      const first = await ok<{ cursor?: string; streaming: boolean }>(client, "capture_since", {
+        paneId: "%0",
+      });
+      assertEquals(first.streaming, live);
+      const marker = `line-${live}`;
+      const next = ok<{ text: string; outcome: string }>(client, "capture_since", {
+        paneId: "%0",
+        ...(first.cursor ? { cursor: first.cursor } : {}),
+        waitMs: 5000,
+      });
+      setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", marker), 300);
+      const got = await next;
+      assertEquals(got.outcome, "output");
+      assert(got.text.includes(marker), got.text);
+    } finally {
+      await close();
+    }
+    // Closing the MCP connection detached our control client.
+    assertEquals((await fx.tmux("list-clients")).trim(), "");
   }
 });

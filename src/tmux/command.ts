@@ -186,13 +186,56 @@ export class TmuxRunner {
     }
   }
 
+  /**
+   * Start a persistent control-mode client (`tmux -C attach -t $N`) with the same socket and
+   * environment policy as every other invocation. The caller owns the child and must end it.
+   */
+  spawnControl(sessionId: string): Deno.ChildProcess {
+    if (!/^\$\d+$/.test(sessionId)) throw new Error("internal: control attach needs a session id");
+    return this.#spawnChild(["-u", ...socketArgs(this.socket), "-C", "attach", "-t", sessionId], {
+      stdin: "piped",
+      stderr: "null",
+    });
+  }
+
   async #spawn(
     args: string[],
     stdin: Uint8Array | string | undefined,
     signal: AbortSignal,
   ): Promise<Deno.CommandOutput> {
+    const child = this.#spawnChild(args, {
+      stdin: stdin === undefined ? "null" : "piped",
+      stderr: "piped",
+      signal,
+    });
+    if (stdin !== undefined) {
+      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+      const writer = child.stdin.getWriter();
+      try {
+        await writer.write(bytes);
+        await writer.close();
+      } catch {
+        // tmux exited before reading everything; its exit status tells the story.
+      }
+    }
+    return await child.output();
+  }
+
+  #spawnChild(
+    args: string[],
+    options: { stdin: "null" | "piped"; stderr: "null" | "piped"; signal?: AbortSignal },
+  ): Deno.ChildProcess {
+    const make = () =>
+      new Deno.Command("tmux", {
+        args,
+        stdin: options.stdin,
+        stdout: "piped",
+        stderr: options.stderr,
+        signal: options.signal,
+        ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
+      }).spawn();
     try {
-      return await this.#spawnOnce(args, stdin, signal);
+      return make();
     } catch (error) {
       // Deno refuses to spawn while LD_*/DYLD_* loader variables are set (unless --allow-run is
       // unscoped, which we never ask for). Fall back to a reduced, explicit environment once.
@@ -205,37 +248,10 @@ export class TmuxRunner {
           "a loader variable (LD_*/DYLD_*) is set: tmux is started with a reduced environment " +
             `(${REDUCED_ENV_NAMES.join(", ")}), so new tmux servers' shells see only those`,
         );
-        return await this.#spawnOnce(args, stdin, signal);
+        return make();
       }
       throw error;
     }
-  }
-
-  async #spawnOnce(
-    args: string[],
-    stdin: Uint8Array | string | undefined,
-    signal: AbortSignal,
-  ): Promise<Deno.CommandOutput> {
-    const command = new Deno.Command("tmux", {
-      args,
-      stdin: stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-      signal,
-      ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
-    });
-    const child = command.spawn();
-    if (stdin !== undefined) {
-      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-      const writer = child.stdin.getWriter();
-      try {
-        await writer.write(bytes);
-        await writer.close();
-      } catch {
-        // tmux exited before reading everything; its exit status tells the story.
-      }
-    }
-    return await child.output();
   }
 
   #buildReducedEnv(): Record<string, string> {

@@ -48,6 +48,10 @@ export interface PaneDetails {
   historyLimit: number;
   exitStatus?: number;
   alternateOn: boolean;
+  /** Effective `synchronize-panes` (a pane option since tmux 3.2, inherited from the window). */
+  synchronized: boolean;
+  /** Input disabled by `select-pane -d`: tmux silently drops keys sent to it. */
+  inputOff: boolean;
 }
 
 /** A window row. */
@@ -137,6 +141,8 @@ const PANES = rowFormat("P", {
   historyLines: "history_size",
   historyLimit: "history_limit",
   alternateOn: "alternate_on",
+  synchronized: "synchronize-panes",
+  inputOff: "pane_input_off",
 });
 
 /** Which panes to list: all, or those of one window (`@N`, or the window holding `%N`). */
@@ -244,6 +250,8 @@ export async function snapshot(
         historyLimit: int(p.historyLimit),
         ...(dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),
         alternateOn: flag(p.alternateOn),
+        synchronized: flag(p.synchronized),
+        inputOff: flag(p.inputOff),
       };
     }),
     clients,

@@ -8,7 +8,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { SURFACE } from "../../src/catalog.ts";
 import { parseConfig } from "../../src/config.ts";
-import { createTmuxMcpServer } from "../../src/server.ts";
+import { createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
+import type { LiveOptions } from "../../src/tmux/live.ts";
 import { cleanEnv } from "./fixture.ts";
 
 export type { CallToolResult };
@@ -27,7 +28,8 @@ export interface Connected {
 export async function connectInProcess(
   args: string[],
   env: Record<string, string> = {},
-): Promise<Connected> {
+  liveOptions?: Partial<LiveOptions>,
+): Promise<Connected & { built: TmuxMcpServer }> {
   const reader = (name: string) => env[name];
   const outcome = parseConfig(args, reader, SURFACE);
   if (outcome.kind !== "run") throw new Error("expected a run configuration");
@@ -37,6 +39,7 @@ export async function connectInProcess(
     env: reader,
     version: "test",
     log: (m) => logs.push(m),
+    liveOptions,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "tmux-mcp-tests", version: "1" });
@@ -45,10 +48,11 @@ export async function connectInProcess(
   await client.listTools();
   return {
     client,
+    built,
     stderr: () => logs.join("\n"),
     close: async () => {
       await client.close();
-      await built.server.close();
+      await built.close();
     },
   };
 }

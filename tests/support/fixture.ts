@@ -104,7 +104,10 @@ export class TmuxFixture {
 }
 
 /** Poll `check` until it returns true or `ms` passes; for waiting on tmux to settle. */
-export async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<boolean> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms = 5000,
+): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return true;

@@ -1,0 +1,235 @@
+/**
+ * The preflight (DESIGN §6): the one module that decides whether input (and later teardown) may
+ * reach a pane. It runs immediately before each send, under the pane's input queue, from a fresh
+ * listing — never from an earlier answer.
+ *
+ * Rules, in the order they are checked:
+ * - missing pane → `target_not_found`;
+ * - dead pane, pane in a mode (copy mode…), pane with input disabled → `target_denied` (nothing
+ *   would read the keys, or a mode would);
+ * - synchronized window: the cohort is the target plus every live pane of its window with
+ *   `synchronize-panes` on — all of them receive the input (tmux 3.3a copies keys to partners not
+ *   in a mode, with input on and visible under zoom; partners it skips right now are still
+ *   checked, since a person can bring them back at any moment);
+ * - for every member: watched by a person → refused unless the server runs with
+ *   `--allow-watched-panes` (`force` does not override); the caller's own pane → refused unless
+ *   `force`.
+ */
+import { ToolError } from "./errors.ts";
+import { type PaneDetails, type PaneRow, snapshot } from "./tmux/queries.ts";
+import type { ToolContext } from "./tool_spec.ts";
+
+/** What a preflight resolved for one input call. */
+export interface InputTarget {
+  /** The pane addressed. */
+  paneId: string;
+  windowId: string;
+  /** Panes that receive input sent to `paneId` right now: `paneId` first, then partners. */
+  resolvedPaneIds: string[];
+  /** Every pane checked: the receivers plus synchronized partners tmux skips at the moment. */
+  checkedPaneIds: string[];
+}
+
+/** What {@link checkPaneAccess} enforces for one pane. */
+export interface AccessRules {
+  /** The call's `force`: allows the caller's own pane. */
+  force: boolean;
+  /** The server's `--allow-watched-panes`: allows panes a person is watching. */
+  allowWatchedPanes: boolean;
+  /** What the agent is doing, for messages ("input to it", "killing it"). */
+  action: string;
+  /** Set when the pane is checked because it shares synchronized input with this pane. */
+  via?: string;
+}
+
+type GuardRow = PaneRow & PaneDetails;
+
+/**
+ * Refuse a pane the caller may not reach: watched by a person (only `--allow-watched-panes`
+ * allows it) or the caller's own pane (only `force` allows it). Shared by input and teardown.
+ */
+export function checkPaneAccess(
+  pane: Pick<PaneRow, "paneId" | "isCaller" | "isAttended">,
+  rules: AccessRules,
+): void {
+  const via = rules.via
+    ? ` (it is synchronized with ${rules.via}, so it receives the same input)`
+    : "";
+  if (pane.isAttended && !rules.allowWatchedPanes) {
+    throw new ToolError(
+      "target_denied",
+      `a person is watching pane ${pane.paneId}${via} (the active pane of a window an ` +
+        `attached client shows): ${rules.action} is refused`,
+      {
+        hint: "force does not override this rule. Pick another pane, or ask the person: they " +
+          "can detach or switch window, or restart this server with --allow-watched-panes " +
+          "(TMUX_MCP_ALLOW_WATCHED_PANES=1).",
+      },
+    );
+  }
+  if (pane.isCaller && !rules.force) {
+    throw new ToolError(
+      "target_denied",
+      `pane ${pane.paneId}${via} is the pane this server was started from (your own ` +
+        `terminal): ${rules.action} needs force`,
+      {
+        hint: "It would feed your own session. Pick another pane from list_panes; pass " +
+          "force: true only if you really mean this pane.",
+      },
+    );
+  }
+}
+
+/** Refuse a target nothing would read input from, or where a mode would read it instead. */
+function checkReadsInput(pane: GuardRow): void {
+  if (pane.dead) {
+    const status = pane.exitStatus === undefined ? "" : ` with status ${pane.exitStatus}`;
+    throw new ToolError(
+      "target_denied",
+      `pane ${pane.paneId} is dead: its program exited${status}, so nothing reads input`,
+      { hint: "Respawn it (respawn_pane) or pick a live pane from list_panes." },
+    );
+  }
+  if (pane.inMode) {
+    throw new ToolError(
+      "target_denied",
+      `pane ${pane.paneId} is in a mode (copy mode or similar): keys would drive the mode, ` +
+        "not the program",
+      {
+        hint: "Pick another pane, or ask the person to leave the mode (q or Escape); " +
+          "snapshot_pane shows which mode.",
+      },
+    );
+  }
+  if (pane.inputOff) {
+    throw new ToolError(
+      "target_denied",
+      `input to pane ${pane.paneId} is disabled (select-pane -d): tmux drops every key`,
+      { hint: "Pick another pane, or ask a person to enable input with `select-pane -e`." },
+    );
+  }
+}
+
+/**
+ * One row per pane. A window linked into several sessions is listed once per session; the pane
+ * counts as watched if any of those sessions shows it.
+ */
+function mergeRows(rows: readonly GuardRow[]): Map<string, GuardRow> {
+  const panes = new Map<string, GuardRow>();
+  for (const row of rows) {
+    const seen = panes.get(row.paneId);
+    panes.set(
+      row.paneId,
+      seen ? { ...seen, isAttended: seen.isAttended || row.isAttended } : row,
+    );
+  }
+  return panes;
+}
+
+/**
+ * Resolve and check the panes input to `paneId` would reach, from one fresh listing of the whole
+ * server. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
+ */
+export async function preflightInput(
+  ctx: ToolContext,
+  paneId: string,
+  force: boolean,
+): Promise<InputTarget> {
+  const snap = await snapshot(ctx.tmux, { windows: true, panes: { all: true } }, ctx.signal);
+  const panes = mergeRows(snap.panes);
+  const target = panes.get(paneId);
+  if (!target) {
+    throw new ToolError("target_not_found", `no pane ${paneId}`, {
+      hint: "Call list_panes and use a paneId from it.",
+    });
+  }
+  checkReadsInput(target);
+  const zoomed = snap.windows.some((w) => w.windowId === target.windowId && w.zoomed);
+  const partners = target.synchronized
+    ? [...panes.values()].filter((p) =>
+      p.windowId === target.windowId && p.paneId !== paneId && p.synchronized && !p.dead
+    )
+    : [];
+  const rules = {
+    force,
+    allowWatchedPanes: ctx.config.allowWatchedPanes,
+    action: "input to it",
+  };
+  checkPaneAccess(target, rules);
+  for (const partner of partners) checkPaneAccess(partner, { ...rules, via: paneId });
+  // tmux 3.3a's rule for copying keys to partners (window_pane_copy_key).
+  const receives = (p: GuardRow) => !p.inMode && !p.inputOff && (!zoomed || p.active);
+  return {
+    paneId,
+    windowId: target.windowId,
+    resolvedPaneIds: [paneId, ...partners.filter(receives).map((p) => p.paneId)],
+    checkedPaneIds: [paneId, ...partners.map((p) => p.paneId)],
+  };
+}
+
+/** How often the cohort may grow under our feet before the call gives up with `busy`. */
+const COHORT_ATTEMPTS = 3;
+
+/**
+ * Run `send` with the preflight passed and every pane of the cohort held in the server's input
+ * queue, so no other input call of this server interleaves with it. The preflight runs after the
+ * queue is entered; if the cohort turns out larger than what is held (a synchronized window), the
+ * queue is re-entered for the whole cohort (in one global order, so callers cannot deadlock) and
+ * the preflight repeated.
+ */
+export async function withInputGuard<T>(
+  ctx: ToolContext,
+  paneId: string,
+  force: boolean,
+  send: (target: InputTarget) => Promise<T>,
+): Promise<T> {
+  const queue = ctx.tmux.inputQueue;
+  if (!queue) throw new Error("internal: this context has no input queue");
+  let hold = new Set([paneId]);
+  for (let attempt = 1;; attempt++) {
+    const release = await queue.acquire(hold, ctx.signal);
+    try {
+      const target = await preflightInput(ctx, paneId, force);
+      const missing = target.checkedPaneIds.filter((id) => !hold.has(id));
+      if (missing.length === 0) return await send(target);
+      if (attempt >= COHORT_ATTEMPTS) {
+        throw new ToolError("busy", `the synchronized panes of ${paneId} kept changing`, {
+          hint: "Panes are being added to the window or synchronized right now; retry shortly.",
+        });
+      }
+      hold = new Set([...hold, ...missing]);
+    } finally {
+      release();
+    }
+  }
+}
+
+/**
+ * Check a window before `synchronize-panes` is turned on: from then on a person's keystrokes in
+ * it reach every pane, and any input reaches theirs. Refused for a window showing a watched pane
+ * (unless `--allow-watched-panes`) or holding the caller's own pane (unless `force`). Returns the
+ * window's pane ids; `target_not_found` when there is no such window.
+ */
+export async function preflightSynchronize(
+  ctx: ToolContext,
+  windowId: string,
+  enabling: boolean,
+  force: boolean,
+): Promise<string[]> {
+  const snap = await snapshot(ctx.tmux, { windows: true, panes: { all: true } }, ctx.signal);
+  if (!snap.windows.some((w) => w.windowId === windowId)) {
+    throw new ToolError("target_not_found", `no window ${windowId}`, {
+      hint: "Call list_windows and use a windowId from it.",
+    });
+  }
+  const panes = [...mergeRows(snap.panes).values()].filter((p) => p.windowId === windowId);
+  if (enabling) {
+    const rules = {
+      force,
+      allowWatchedPanes: ctx.config.allowWatchedPanes,
+      action: "synchronizing its window",
+    };
+    for (const pane of panes) checkPaneAccess(pane, rules);
+  }
+  return panes.map((p) => p.paneId);
+}

@@ -1,0 +1,285 @@
+/**
+ * The control-mode client: one persistent `tmux -C attach -t $N` per watched session.
+ *
+ * Control mode parses each input line like a configuration file (`$HOME` expands, `a ; b` runs
+ * two commands), so every argument goes through {@link quoteControlArgument}. Replies are
+ * `%begin T N F` … `%end T N F` (or `%error`) blocks matched in order; `%output %P data` streams
+ * each pane's bytes with octal escapes, which are decoded to raw bytes here (UTF-8 sequences may
+ * be split across lines and are reassembled by the reader of the stream).
+ */
+import { classifyTmuxFailure, ToolError } from "../errors.ts";
+import type { TmuxRunner } from "./command.ts";
+
+/**
+ * Quote one argument for the control channel so it arrives literally: double quotes, with `\`,
+ * `"` and `$` escaped and every control character (newline included, which would end the
+ * command line) written as an escape tmux decodes inside double quotes.
+ */
+export function quoteControlArgument(arg: string): string {
+  let out = '"';
+  for (const ch of arg) {
+    const code = ch.codePointAt(0)!;
+    if (ch === "\\" || ch === '"' || ch === "$") out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** Decode `%output` data: `\ooo` octal escapes become bytes, everything else is already bytes. */
+export function decodeOutput(data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(data.length);
+  let n = 0;
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i];
+    if (
+      b === 0x5c && i + 3 < data.length && isOctal(data[i + 1]) && isOctal(data[i + 2]) &&
+      isOctal(data[i + 3])
+    ) {
+      out[n++] = ((data[i + 1] - 48) << 6) | ((data[i + 2] - 48) << 3) | (data[i + 3] - 48);
+      i += 3;
+    } else {
+      out[n++] = b;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+function isOctal(b: number | undefined): boolean {
+  return b !== undefined && b >= 48 && b <= 55;
+}
+
+/** Callbacks of a control client. */
+export interface ControlHandlers {
+  /** Bytes a pane printed. */
+  onOutput(paneId: string, bytes: Uint8Array): void;
+  /** The connection ended; `reason` says why (our close, %exit, server death). */
+  onClose(reason: string, byUs: boolean): void;
+}
+
+interface Pending {
+  resolve(lines: string[]): void;
+  reject(error: ToolError): void;
+}
+
+interface Block {
+  /** "T N F" of the %begin line; the block ends only at `%end`/`%error` with the same triple. */
+  key: string;
+  ours: boolean;
+  lines: string[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const COMMAND_TIMEOUT_MS = 10_000;
+
+/** A live control-mode connection to one session. */
+export class ControlClient {
+  readonly sessionId: string;
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #handlers: ControlHandlers;
+  readonly #pending: Pending[] = [];
+  #block: Block | undefined;
+  #closed = false;
+  #closing = false;
+  #writes: Promise<void> = Promise.resolve();
+  #stderr = "";
+  /** The last failure tmux reported for a command not ours (e.g. the attach itself). */
+  #foreignError = "";
+  readonly #done: Promise<void>;
+
+  private constructor(sessionId: string, child: Deno.ChildProcess, handlers: ControlHandlers) {
+    this.sessionId = sessionId;
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#handlers = handlers;
+    this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() =>
+      this.#lost("the tmux client exited")
+    );
+  }
+
+  /**
+   * Attach to a session (by id) and wait until tmux has answered the attach. Fails with the
+   * classified tmux error (no server, no such session) and leaves no process behind.
+   */
+  static async open(
+    runner: TmuxRunner,
+    sessionId: string,
+    handlers: ControlHandlers,
+  ): Promise<ControlClient> {
+    const child = runner.spawnControl(sessionId);
+    const client = new ControlClient(sessionId, child, handlers);
+    // The attach itself is answered by the first block; a no-op proves we are attached.
+    await client.command(["display-message", "-p", ""]);
+    return client;
+  }
+
+  /** Pid of the tmux client process (how listings recognise it as ours, not a person). */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  /** True once the connection has ended. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Run one tmux command on the channel and return its output lines. Every argument is quoted;
+   * format-expanded arguments must still be passed through `literal()` by the caller.
+   */
+  command(
+    args: readonly string[],
+    signal?: AbortSignal,
+    timeoutMs = COMMAND_TIMEOUT_MS,
+  ): Promise<string[]> {
+    if (this.#closed) {
+      return Promise.reject(new ToolError("server_gone", "the control connection is closed"));
+    }
+    const line = args.map(quoteControlArgument).join(" ") + "\n";
+    return new Promise<string[]>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        fn();
+      };
+      const onAbort = () =>
+        settle(() => reject(new ToolError("cancelled", "the call was cancelled")));
+      const timer = setTimeout(
+        () =>
+          settle(() =>
+            reject(new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`))
+          ),
+        timeoutMs,
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // The slot stays queued even if the caller gives up: replies are matched in order.
+      this.#pending.push({
+        resolve: (lines) => settle(() => resolve(lines)),
+        reject: (error) => settle(() => reject(error)),
+      });
+      this.#writes = this.#writes.then(() => this.#writer.write(encoder.encode(line))).catch(() =>
+        this.#lost("could not write to the tmux client")
+      );
+    });
+  }
+
+  /** Detach (end of input makes the client exit) and wait for the process; kill it if it lingers. */
+  async close(): Promise<void> {
+    if (this.#closing) return await this.#done;
+    this.#closing = true;
+    await this.#writes;
+    await this.#writer.close().catch(() => {});
+    const exited = await Promise.race([
+      this.#child.status.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), 2000)),
+    ]);
+    if (!exited) {
+      try {
+        this.#child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    await this.#done;
+  }
+
+  async #readStdout(): Promise<void> {
+    let buffer = new Uint8Array(0);
+    try {
+      for await (const chunk of this.#child.stdout) {
+        const joined = new Uint8Array(buffer.length + chunk.length);
+        joined.set(buffer);
+        joined.set(chunk, buffer.length);
+        let start = 0;
+        for (let i = 0; i < joined.length; i++) {
+          if (joined[i] !== 0x0a) continue;
+          this.#line(joined.subarray(start, i));
+          start = i + 1;
+        }
+        buffer = joined.slice(start);
+      }
+    } catch {
+      // the process went away; #lost reports it
+    }
+  }
+
+  async #readStderr(): Promise<void> {
+    try {
+      for await (const chunk of this.#child.stderr) this.#stderr += decoder.decode(chunk);
+    } catch {
+      // ignore
+    }
+  }
+
+  #line(bytes: Uint8Array): void {
+    if (this.#block) {
+      const text = decoder.decode(bytes);
+      const end = /^%(end|error) (.*)$/.exec(text);
+      if (end && end[2] === this.#block.key) {
+        const block = this.#block;
+        this.#block = undefined;
+        if (block.ours) this.#finish(end[1] === "error", block.lines);
+        else if (end[1] === "error") this.#foreignError = block.lines.join("\n");
+      } else {
+        this.#block.lines.push(text);
+      }
+      return;
+    }
+    if (startsWith(bytes, "%output ")) {
+      const rest = bytes.subarray(8);
+      const space = rest.indexOf(0x20);
+      if (space > 0) {
+        this.#handlers.onOutput(
+          decoder.decode(rest.subarray(0, space)),
+          decodeOutput(rest.subarray(space + 1)),
+        );
+      }
+      return;
+    }
+    const text = decoder.decode(bytes);
+    const begin = /^%begin (\d+ \d+ (\d+))$/.exec(text);
+    if (begin) {
+      // Flag 1 marks replies to this client's own commands (the attach block has flag 0).
+      this.#block = { key: begin[1], ours: (Number(begin[2]) & 1) === 1, lines: [] };
+      return;
+    }
+    if (text.startsWith("%exit")) this.#lost(text.slice(5).trim() || "tmux ended the connection");
+  }
+
+  #finish(failed: boolean, lines: string[]): void {
+    const pending = this.#pending.shift();
+    if (!pending) return;
+    if (!failed) return pending.resolve(lines);
+    const { code, message } = classifyTmuxFailure(lines.join("\n"));
+    pending.reject(new ToolError(code, message));
+  }
+
+  #lost(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const detail = (this.#stderr.trim() || this.#foreignError).trim();
+    const failure = detail ? classifyTmuxFailure(detail) : undefined;
+    for (const pending of this.#pending.splice(0)) {
+      pending.reject(
+        failure && failure.code !== "tmux_failed"
+          ? new ToolError(failure.code, failure.message)
+          : new ToolError("server_gone", `the control connection ended: ${reason}`),
+      );
+    }
+    this.#handlers.onClose(reason, this.#closing);
+  }
+}
+
+function startsWith(bytes: Uint8Array, prefix: string): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix.charCodeAt(i)) return false;
+  return true;
+}

@@ -1,0 +1,261 @@
+/**
+ * The live engine: control-mode connections (one per watched session) feeding per-pane output
+ * streams. Owned by one MCP server (no module state); closed with it.
+ *
+ * Lifetimes (DESIGN §7): a stream lives while its cursor was used in the last `streamTtlMs`
+ * (5 minutes) or someone waits on it; a connection lives while it has streams and lingers
+ * `idleCloseMs` (30 s) after its last one, then detaches. Our clients are registered in
+ * `ownClientPids`, so listings never count them as people.
+ */
+import { ToolError } from "../errors.ts";
+import { PaneStream } from "../live/stream.ts";
+import type { TmuxRunner } from "./command.ts";
+import type { TmuxContext } from "./context.ts";
+import { ControlClient } from "./control.ts";
+import { int, rowTemplate, separators } from "./format.ts";
+import { snapshot } from "./queries.ts";
+import { generationOf, PANE_ID } from "./targets.ts";
+
+/** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
+export interface LiveOptions {
+  idleCloseMs: number;
+  streamTtlMs: number;
+  retainBytes: number;
+  sweepMs: number;
+}
+
+/** DESIGN §7's numbers. */
+export const LIVE_DEFAULTS: LiveOptions = {
+  idleCloseMs: 30_000,
+  streamTtlMs: 300_000,
+  retainBytes: 262_144,
+  sweepMs: 1_000,
+};
+
+interface Connection {
+  client: ControlClient;
+  /** When the connection last had no streams (undefined while it has some). */
+  idleSince?: number;
+}
+
+/** Control-mode connections and the pane streams they feed. */
+export class LiveEngine {
+  readonly #runner: TmuxRunner;
+  readonly #ctx: TmuxContext;
+  readonly #ownPids: Set<number>;
+  readonly #options: LiveOptions;
+  readonly #log: (message: string) => void;
+  readonly #connections = new Map<string, Connection>();
+  readonly #opening = new Map<string, Promise<Connection>>();
+  readonly #byPane = new Map<string, PaneStream>();
+  readonly #byId = new Map<string, PaneStream>();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(
+    ctx: TmuxContext,
+    ownPids: Set<number>,
+    options: LiveOptions,
+    log: (message: string) => void,
+  ) {
+    this.#ctx = ctx;
+    this.#runner = ctx.runner;
+    this.#ownPids = ownPids;
+    this.#options = options;
+    this.#log = log;
+  }
+
+  /** Open connections, live streams and blocked waiters (for tests and diagnostics). */
+  stats(): { connections: number; streams: number; waiters: number; clientPids: number[] } {
+    const streams = [...this.#byId.values()];
+    return {
+      connections: this.#connections.size,
+      streams: streams.length,
+      waiters: streams.reduce((n, s) => n + s.waiters, 0),
+      clientPids: [...this.#connections.values()].map((c) => c.client.pid),
+    };
+  }
+
+  /**
+   * Start or join the pane's stream. An existing stream is reused only if the pane still runs
+   * the same process; otherwise a new stream (new id, so old cursors go stale) is started.
+   */
+  async join(paneId: string, signal?: AbortSignal): Promise<PaneStream> {
+    if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
+    const existing = this.#byPane.get(paneId);
+    if (existing && !existing.ended) {
+      const generation = await this.generation(existing, signal);
+      if (generation === existing.generation) {
+        existing.lastUsed = Date.now();
+        return existing;
+      }
+      this.#drop(existing, "the pane was replaced");
+    }
+    const row = (await snapshot(this.#ctx, { panes: { windowOf: paneId } }, signal)
+      .catch((error) => {
+        if (error instanceof ToolError && error.code === "target_not_found") {
+          throw new ToolError("target_not_found", `no pane ${paneId}`);
+        }
+        throw error;
+      })).panes.find((p) => p.paneId === paneId);
+    if (!row) throw new ToolError("target_not_found", `no pane ${paneId}`);
+    const connection = await this.#connect(row.sessionId);
+    // Another call may have started the stream while we connected.
+    const raced = this.#byPane.get(paneId);
+    if (raced && !raced.ended && raced.generation === row.generation) return raced;
+    const stream = new PaneStream(paneId, row.generation, row.sessionId, this.#options.retainBytes);
+    this.#byPane.set(paneId, stream);
+    this.#byId.set(stream.id, stream);
+    connection.idleSince = undefined;
+    return stream;
+  }
+
+  /** The stream a cursor names, if it is still alive; marks it used. */
+  find(streamId: string): PaneStream | undefined {
+    const stream = this.#byId.get(streamId);
+    if (!stream || stream.ended) return undefined;
+    stream.lastUsed = Date.now();
+    return stream;
+  }
+
+  /** Forget a stream (its cursors become stale). */
+  drop(stream: PaneStream, reason: string): void {
+    this.#drop(stream, reason);
+  }
+
+  /** The pane's current generation over the stream's connection; null when the pane is gone. */
+  async generation(stream: PaneStream, signal?: AbortSignal): Promise<string | null> {
+    const sep = separators();
+    const lines = await this.#client(stream).command(
+      [
+        "display-message",
+        "-p",
+        "-t",
+        paneArg(stream.paneId),
+        rowTemplate(sep, "G", ["pane_id", "pane_pid", "pid"]),
+      ],
+      signal,
+    );
+    const [, id, panePid, serverPid] = lines.join("\n").split(sep.row)[1]?.split(sep.field) ?? [];
+    return id === stream.paneId ? generationOf(int(serverPid), int(panePid)) : null;
+  }
+
+  /** The pane's visible screen (plain text) over the stream's connection. */
+  async screen(stream: PaneStream, signal?: AbortSignal): Promise<string> {
+    const lines = await this.#client(stream).command(
+      ["capture-pane", "-p", "-t", paneArg(stream.paneId)],
+      signal,
+    );
+    return lines.join("\n");
+  }
+
+  /** Detach every connection and end every stream; leaves no tmux process behind. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    for (const stream of [...this.#byId.values()]) this.#drop(stream, "the server is closing");
+    const opening = [...this.#opening.values()].map((p) => p.catch(() => undefined));
+    await Promise.all(opening);
+    await Promise.all([...this.#connections.values()].map((c) => c.client.close()));
+    this.#connections.clear();
+  }
+
+  #client(stream: PaneStream): ControlClient {
+    const connection = this.#connections.get(stream.sessionId);
+    if (!connection || connection.client.closed) {
+      throw stream.ended ?? new ToolError("server_gone", "the control connection is closed");
+    }
+    return connection.client;
+  }
+
+  async #connect(sessionId: string): Promise<Connection> {
+    const open = this.#connections.get(sessionId);
+    if (open && !open.client.closed) return open;
+    const pending = this.#opening.get(sessionId);
+    if (pending) return await pending;
+    const opening = ControlClient.open(this.#runner, sessionId, {
+      onOutput: (paneId, bytes) => {
+        const stream = this.#byPane.get(paneId);
+        if (stream && stream.sessionId === sessionId) stream.append(bytes);
+      },
+      onClose: (reason, byUs) => this.#lost(sessionId, reason, byUs),
+    }).then((client) => {
+      const connection: Connection = { client };
+      this.#connections.set(sessionId, connection);
+      this.#ownPids.add(client.pid);
+      this.#ensureSweeper();
+      return connection;
+    }).finally(() => this.#opening.delete(sessionId));
+    this.#opening.set(sessionId, opening);
+    return await opening;
+  }
+
+  #lost(sessionId: string, reason: string, byUs: boolean): void {
+    const connection = this.#connections.get(sessionId);
+    if (connection) {
+      this.#ownPids.delete(connection.client.pid);
+      this.#connections.delete(sessionId);
+    }
+    if (!byUs) this.#log(`live: control connection to ${sessionId} ended (${reason})`);
+    const error = new ToolError("server_gone", `the tmux session or server went away (${reason})`, {
+      hint: "List sessions again; if the pane still exists, call capture_since without a cursor.",
+    });
+    for (const stream of [...this.#byId.values()]) {
+      if (stream.sessionId === sessionId) {
+        this.#byPane.delete(stream.paneId);
+        this.#byId.delete(stream.id);
+        stream.end(error);
+      }
+    }
+    if (this.#connections.size === 0 && this.#sweeper !== undefined) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+    }
+  }
+
+  #drop(stream: PaneStream, reason: string): void {
+    if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
+    this.#byId.delete(stream.id);
+    stream.end(
+      new ToolError("stale_cursor", `the stream ended: ${reason}`, {
+        hint: "Call capture_since without a cursor to start a new stream.",
+      }),
+    );
+  }
+
+  #ensureSweeper(): void {
+    if (this.#sweeper !== undefined) return;
+    const sweeper = setInterval(() => this.#sweep(), this.#options.sweepMs);
+    // A lingering connection must not keep the process alive on its own.
+    Deno.unrefTimer(sweeper);
+    this.#sweeper = sweeper;
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const stream of [...this.#byId.values()]) {
+      if (stream.waiters === 0 && now - stream.lastUsed > this.#options.streamTtlMs) {
+        this.#drop(stream, "it was not used for too long");
+      }
+    }
+    for (const [sessionId, connection] of this.#connections) {
+      const used = [...this.#byId.values()].some((s) => s.sessionId === sessionId);
+      if (used) {
+        connection.idleSince = undefined;
+        continue;
+      }
+      connection.idleSince ??= now;
+      if (now - connection.idleSince >= this.#options.idleCloseMs) {
+        this.#connections.delete(sessionId);
+        this.#ownPids.delete(connection.client.pid);
+        connection.client.close().catch(() => {});
+      }
+    }
+  }
+}
+
+function paneArg(paneId: string): string {
+  if (!PANE_ID.test(paneId)) throw new Error("internal: not a pane id");
+  return paneId;
+}

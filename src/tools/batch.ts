@@ -1,0 +1,208 @@
+/**
+ * call_read_tools_batch (seed 001): up to 16 inspect calls, run serially, each through the same
+ * validation, handler and error mapping as a direct call, in one client approval. The whole
+ * JSON-RPC response stays under 1,000,000 bytes: nested results are dropped largest first,
+ * every attempted row is kept, and the accounting says what was removed.
+ */
+import { z } from "zod";
+import { ToolError } from "../errors.ts";
+import { byteLength, errorResult, type ToolResult } from "../results.ts";
+import { defineTool, type ToolSpec } from "../tool_spec.ts";
+
+/** Tools a batch may run, in seed 001's order (intersected with the enabled surface). */
+export const BATCHABLE = [
+  "list_sessions",
+  "list_windows",
+  "list_panes",
+  "get_pane_info",
+  "get_server_info",
+  "capture_pane",
+  "capture_since",
+  "search_panes",
+  "show_option",
+  "show_hooks",
+  "show_environment",
+  "get_session_info",
+  "get_window_info",
+  "find_pane_by_position",
+  "get_tmux_variables",
+  "snapshot_pane",
+] as const;
+
+/** The ceiling of the complete JSON-RPC response, framing included (seed 001). */
+export const RESPONSE_LIMIT = 1_000_000;
+
+const onErrorSchema = z.enum(["stop", "continue"]).describe(
+  "Whether a failed operation ends the batch. Defaults to stop.",
+);
+
+const nestedResultSchema = z.object({
+  content: z.array(z.unknown()),
+  isError: z.boolean().optional(),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+}).catchall(z.unknown());
+
+const rowSchema = z.object({
+  index: z.int().min(0),
+  tool: z.string(),
+  success: z.boolean(),
+  error: z.string().nullable(),
+  result: nestedResultSchema.nullable(),
+  resultTruncated: z.boolean(),
+}).strict();
+
+type Row = z.infer<typeof rowSchema>;
+
+const outputSchema = z.object({
+  results: z.array(rowSchema),
+  succeeded: z.int().min(0),
+  failed: z.int().min(0),
+  stoppedAt: z.int().min(0).nullable(),
+  truncated: z.boolean(),
+  truncatedBytes: z.int().min(0),
+  onError: z.enum(["stop", "continue"]),
+}).strict();
+
+/** The advertised input: seed 001's union of per-tool shapes, from the enabled tools' schemas. */
+function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
+  const variants = BATCHABLE.flatMap((name) => {
+    const spec = effective.find((t) => t.name === name);
+    if (!spec) return [];
+    return [
+      z.object({
+        arguments: spec.input.describe(
+          `Arguments for \`${name}\`, exactly the shape it takes when called on its own.`,
+        ).optional(),
+        tool: z.literal(name).describe(`Run \`${name}\` as this step of the batch.`),
+      }).strict(),
+    ];
+  });
+  const item = variants.length === 0
+    ? z.never()
+    : variants.length === 1
+    ? variants[0]
+    : z.union(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  return z.object({
+    onError: onErrorSchema.optional(),
+    operations: z.array(item).min(1).max(16).describe(
+      "The read-only tool calls to run, in order, in one approval.",
+    ),
+  }).strict();
+}
+
+/** `code: message` of an error result. */
+function errorLine(result: ToolResult): string {
+  const error = (result.structuredContent as { error?: { code: string; message: string } }).error;
+  return error ? `${error.code}: ${error.message}` : "tmux_failed: the call failed";
+}
+
+function summary(data: z.infer<typeof outputSchema>): string {
+  const rows = data.results.length;
+  const dropped = data.results.filter((r) => r.resultTruncated).length;
+  return `call_read_tools_batch: ${rows} row${rows === 1 ? "" : "s"} run, ${data.succeeded} ` +
+    `succeeded, ${data.failed} failed` +
+    (data.stoppedAt === null ? "" : `, stopped at row ${data.stoppedAt}`) +
+    (dropped ? `; ${dropped} nested result(s) dropped to stay under 1,000,000 bytes` : "");
+}
+
+/** Bytes of the complete JSON-RPC response this data would produce. */
+function responseBytes(data: z.infer<typeof outputSchema>, id: string | number): number {
+  return byteLength(JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    result: { content: [{ type: "text", text: summary(data) }], structuredContent: data },
+  })) + 1; // the transport's line terminator
+}
+
+/** Drop nested results, largest first, until the response fits; account for every byte. */
+function fit(data: z.infer<typeof outputSchema>, id: string | number): void {
+  // Room for a longer summary once rows are marked dropped.
+  const limit = RESPONSE_LIMIT - 128;
+  const sizes = new Map<Row, number>(
+    data.results.map((r) => [r, r.result === null ? 0 : byteLength(JSON.stringify(r.result))]),
+  );
+  let total = responseBytes(data, id);
+  const order = [...data.results].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
+  for (const row of order) {
+    if (total < limit) break;
+    if (row.result === null) continue;
+    const removed = sizes.get(row)! - "null".length;
+    row.result = null;
+    row.resultTruncated = true;
+    data.truncated = true;
+    data.truncatedBytes += sizes.get(row)!;
+    total -= removed;
+  }
+}
+
+/** The batch tool's manifest entry. */
+export const batchTools = [
+  defineTool({
+    name: "call_read_tools_batch",
+    toolset: "inspect",
+    title: "Run read-only tools in a batch",
+    description: "Run up to 16 inspect tools serially in one call — e.g. list panes, then " +
+      "capture three of them. One approval of this call covers every nested call: the nested " +
+      "tools are not approved separately (only read-only inspect tools are allowed, and they " +
+      "accept no executable input). Each row runs through the same validation and errors as a " +
+      "direct call and carries that call's whole result; a row with bad arguments fails as a " +
+      "row. onError: stop (default) ends at the first failing row (`stoppedAt`), continue runs " +
+      "them all. The response stays under 1,000,000 bytes: the largest nested results are " +
+      "replaced by null (`resultTruncated`, `truncated`, `truncatedBytes`) and every attempted " +
+      "row is kept. Returned pane text is data and may be sensitive.",
+    input: z.object({
+      onError: onErrorSchema.optional(),
+      operations: z.array(
+        z.object({
+          tool: z.string().max(64),
+          arguments: z.unknown().optional(),
+        }).strict(),
+      ).min(1).max(16),
+    }).strict(),
+    advertisedInput,
+    output: outputSchema,
+    annotations: "batch",
+    capability: { reach: "none", effects: "observe", output: ["metadata", "terminal-text"] },
+    summarize: (data) => summary(data as z.infer<typeof outputSchema>),
+    handler: async ({ operations, onError = "stop" }, ctx) => {
+      if (!ctx.invoke) throw new Error("internal: batch needs the server's dispatcher");
+      const allowed = new Set<string>(BATCHABLE);
+      const data: z.infer<typeof outputSchema> = {
+        results: [],
+        succeeded: 0,
+        failed: 0,
+        stoppedAt: null,
+        truncated: false,
+        truncatedBytes: 0,
+        onError,
+      };
+      for (const [index, operation] of operations.entries()) {
+        if (ctx.signal.aborted) throw new ToolError("cancelled", "the batch was cancelled");
+        const result = allowed.has(operation.tool)
+          ? await ctx.invoke(operation.tool, operation.arguments ?? {})
+          : errorResult(
+            new ToolError("tool_denied", `${operation.tool.slice(0, 64)} cannot run in a batch`, {
+              hint: "A batch runs only read-only inspect tools; call other tools directly.",
+            }),
+          );
+        const success = !result.isError;
+        data.results.push({
+          index,
+          tool: operation.tool,
+          success,
+          error: success ? null : errorLine(result),
+          result,
+          resultTruncated: false,
+        });
+        if (success) data.succeeded++;
+        else data.failed++;
+        if (!success && onError === "stop") {
+          data.stoppedAt = index;
+          break;
+        }
+      }
+      fit(data, ctx.requestId ?? 0);
+      return data;
+    },
+  }),
+];

@@ -1,0 +1,270 @@
+/**
+ * Input tools: send_keys, send_keys_batch (seed 003), paste_text, set_synchronize_panes.
+ * Every send runs the preflight of src/guard.ts immediately before it, under the pane's queue.
+ */
+import { z } from "zod";
+import { ToolError } from "../errors.ts";
+import { type InputTarget, preflightSynchronize, withInputGuard } from "../guard.ts";
+import {
+  ARGV_TEXT_BYTES,
+  checkInputText,
+  INPUT_MAX_BYTES,
+  pasteText,
+  pressEnter,
+  sendKeys,
+  setSynchronizePanes,
+} from "../tmux/input.ts";
+import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { paneIdSchema, windowIdSchema } from "./common.ts";
+
+/**
+ * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
+ * TUIs and REPLs) swallow an Enter that arrives with the pasted text; 150 ms lets them settle.
+ */
+export const PASTE_ENTER_DELAY_MS = 150;
+
+const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as const;
+
+/** A pane id, described as seed 003 describes it. */
+const stablePaneId = z.string().regex(/^%\d+$/).describe("Stable pane id, e.g. %1.");
+
+const forceSchema = z.boolean().describe(
+  "Allow the pane this server was started from (your own terminal). Does not allow panes a " +
+    "person is watching.",
+);
+
+const sentSchema = z.object({
+  paneId: z.string(),
+  resolvedPaneIds: z.array(stablePaneId).describe(
+    "Every pane that received the input: paneId first, then its synchronized partners.",
+  ),
+}).shape;
+
+/** Refuse a call that would send nothing, or text tmux cannot carry; before any tmux call. */
+function checkKeys(keys: string, enter: boolean): void {
+  if (keys === "" && !enter) {
+    throw new ToolError("invalid_arguments", "keys is empty and enter is false: nothing to send", {
+      hint: 'Pass the text or key to send, e.g. {keys: "C-c", enter: false}.',
+    });
+  }
+  checkInputText(keys, "keys");
+}
+
+/** One send_keys: preflight, then keys (and Enter) under the pane's queue. */
+async function sendOne(
+  ctx: ToolContext,
+  op: { paneId: string; keys: string; literal?: boolean; enter?: boolean; force?: boolean },
+): Promise<InputTarget> {
+  const enter = op.enter ?? true;
+  checkKeys(op.keys, enter);
+  return await withInputGuard(ctx, op.paneId, op.force ?? false, async (target) => {
+    await sendKeys(ctx.tmux, {
+      paneId: op.paneId,
+      receivers: target.resolvedPaneIds,
+      keys: op.keys,
+      literal: op.literal ?? false,
+      enter,
+    }, ctx.signal);
+    return target;
+  });
+}
+
+/** Sleep `ms`, or fail with `cancelled` (input already reached tmux) when the call is cancelled. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cancelled = () => {
+      clearTimeout(timer);
+      reject(
+        new ToolError("cancelled", "the call was cancelled after the paste, before Enter", {
+          effects: "possible",
+        }),
+      );
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", cancelled);
+      resolve();
+    }, ms);
+    if (signal.aborted) return cancelled();
+    signal.addEventListener("abort", cancelled, { once: true });
+  });
+}
+
+const GUARD_TEXT = "Refused (target_denied) for the pane this server runs in unless " +
+  "`force: true`; for a pane a person is watching unless a person started the server with " +
+  "--allow-watched-panes (force does not help); and for dead panes, panes in copy mode and " +
+  "panes whose input is disabled. In a window with synchronize-panes on, the input reaches every " +
+  "synchronized pane: all are checked and listed in `resolvedPaneIds`.";
+
+/** The input tools' manifest entries. */
+export const inputTools = [
+  defineTool({
+    name: "send_keys",
+    toolset: "execute",
+    title: "Type or press keys in a pane",
+    description: "Type text or press a key in a pane, as a person at the keyboard would; a " +
+      "shell that receives it runs it with your user's permissions. `keys` is ONE tmux key " +
+      "name or a text: a key name (C-c, Escape, Up, Down, Tab, BTab, F5, PPage, M-x…) is " +
+      "pressed, any other string is typed as it is (a string starting with 0x is always " +
+      "typed). Enter is pressed afterwards unless `enter: false`. Examples: " +
+      '`{keys: "ls -la"}` types the command and runs it; `{keys: "C-c", enter: false}` ' +
+      'interrupts the running program; `{keys: "Up", enter: false}` recalls the previous shell ' +
+      "command; `literal: true` types the text even when it spells a key name. Text arrives " +
+      "byte-exact — quotes, $, backslashes, a trailing ;, tabs, newlines, Unicode — and text " +
+      `over ${ARGV_TEXT_BYTES} bytes is delivered through a private paste buffer. For long ` +
+      `multi-line text prefer paste_text. ${GUARD_TEXT}`,
+    input: z.object({
+      paneId: paneIdSchema,
+      keys: z.string().max(INPUT_MAX_BYTES).describe(
+        'One key name ("C-c", "Escape", "Up", "F5") to press, or text to type.',
+      ),
+      literal: z.boolean().optional().describe(
+        "Type keys as text even if it spells a key name. Default false.",
+      ),
+      enter: z.boolean().optional().describe("Press Enter afterwards. Default true."),
+      force: forceSchema.optional(),
+    }).strict(),
+    output: z.object({ ...sentSchema, sent: z.literal(true) }).strict(),
+    annotations: "execute",
+    capability: META,
+    handler: async (args, ctx) => {
+      const target = await sendOne(ctx, args);
+      return { paneId: args.paneId, resolvedPaneIds: target.resolvedPaneIds, sent: true as const };
+    },
+  }),
+  defineTool({
+    name: "send_keys_batch",
+    toolset: "execute",
+    title: "Send keys to several panes in order",
+    description: "Run up to 64 send_keys operations in order, each against its own pane; a shell " +
+      "that receives them runs them with your user's permissions. Each row is checked " +
+      "immediately before it is sent (its own pane and synchronized partners, exactly as " +
+      "send_keys checks them), so one refused row does not depend on another. " +
+      '`onError: "stop"` (default) ends the batch at the first failing row; `"continue"` ' +
+      "sends the rest. The result counts `completed` rows, lists `failures` as " +
+      '{index, reason: "code: message"} and, for every row sent, the panes it reached ' +
+      "(`targets`). Indexes count from 0.",
+    input: z.object({
+      onError: z.enum(["stop", "continue"]).optional().describe(
+        "Whether a failed operation ends the batch. Defaults to stop.",
+      ),
+      operations: z.array(
+        z.object({
+          enter: z.boolean().optional().describe("Press Enter afterwards. Default true."),
+          force: z.boolean().optional().describe(
+            "Allow this server's own caller pane, as on `send_keys`.",
+          ),
+          keys: z.string().describe("Keys for this pane, as on `send_keys`."),
+          literal: z.boolean().optional().describe(
+            "Send the text literally rather than resolving key names.",
+          ),
+          paneId: stablePaneId,
+        }).strict(),
+      ).min(1).max(64).describe("The key sends to run, in order, one pane each."),
+    }).strict(),
+    output: z.object({
+      completed: z.int(),
+      failures: z.array(z.object({ index: z.int(), reason: z.string() }).strict()),
+      targets: z.array(
+        z.object({ index: z.int(), resolvedPaneIds: z.array(stablePaneId) }).strict(),
+      ),
+    }).strict(),
+    annotations: "execute",
+    capability: META,
+    handler: async ({ operations, onError = "stop" }, ctx) => {
+      let completed = 0;
+      const failures: Array<{ index: number; reason: string }> = [];
+      const targets: Array<{ index: number; resolvedPaneIds: string[] }> = [];
+      for (const [index, op] of operations.entries()) {
+        try {
+          const target = await sendOne(ctx, op);
+          completed++;
+          targets.push({ index, resolvedPaneIds: target.resolvedPaneIds });
+        } catch (error) {
+          // A bug or a cancelled call ends the whole batch; earlier rows did reach tmux.
+          if (!(error instanceof ToolError) || error.code === "cancelled") {
+            throw error instanceof ToolError && completed > 0
+              ? error.withEffects("possible")
+              : error;
+          }
+          failures.push({ index, reason: `${error.code}: ${error.message}` });
+          if (onError === "stop") break;
+        }
+      }
+      return { completed, failures, targets };
+    },
+  }),
+  defineTool({
+    name: "paste_text",
+    toolset: "execute",
+    title: "Paste text into a pane",
+    description: "Paste text into a pane the way a terminal pastes it — for long or multi-line " +
+      "text (code, heredocs, prompts for a REPL or TUI); a shell that receives it runs it with " +
+      "your user's permissions. The text (up to 1 MiB) goes through a private, uniquely named " +
+      "tmux buffer loaded from stdin and deleted right after, so it arrives whole and intact; " +
+      "newlines arrive as a terminal sends them (carriage returns), wrapped in bracketed-paste " +
+      "markers when the program asked for them, so a shell or editor takes it as one paste " +
+      "instead of running each line. With `enter: true` (default false) Enter is pressed " +
+      `${PASTE_ENTER_DELAY_MS} ms after the paste, because programs that debounce pastes ` +
+      `swallow an Enter that arrives with it. Returns the UTF-8 byte count. ${GUARD_TEXT}`,
+    input: z.object({
+      paneId: paneIdSchema,
+      text: z.string().min(1).max(INPUT_MAX_BYTES).describe(
+        "The text to paste, at most 1 MiB of UTF-8.",
+      ),
+      enter: z.boolean().optional().describe(
+        `Press Enter ${PASTE_ENTER_DELAY_MS} ms after the paste. Default false.`,
+      ),
+      force: forceSchema.optional(),
+    }).strict(),
+    output: z.object({
+      ...sentSchema,
+      bytes: z.int().describe("UTF-8 bytes pasted into each pane."),
+    }).strict(),
+    annotations: "execute",
+    capability: META,
+    handler: async ({ paneId, text, enter = false, force = false }, ctx) => {
+      checkInputText(text, "text");
+      return await withInputGuard(ctx, paneId, force, async (target) => {
+        const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
+        if (enter) {
+          await pause(PASTE_ENTER_DELAY_MS, ctx.signal);
+          await pressEnter(ctx.tmux, paneId, ctx.signal);
+        }
+        return { paneId, resolvedPaneIds: target.resolvedPaneIds, bytes };
+      });
+    },
+  }),
+  defineTool({
+    name: "set_synchronize_panes",
+    toolset: "execute",
+    title: "Synchronize a window's panes",
+    description: "Turn synchronize-panes on or off for a whole window (@N). While it is on, ALL " +
+      "future input to any pane of that window — from you and from a person typing — goes to " +
+      "EVERY pane of the window at once. Pane-level overrides are cleared, so every pane follows " +
+      "the setting. Input tools then check every synchronized pane and report them in " +
+      "`resolvedPaneIds`. Turning it on is refused (target_denied) for a window a person is " +
+      "watching unless the server runs with --allow-watched-panes, and for the window holding " +
+      "this server's own pane unless `force: true`; turning it off is always allowed.",
+    input: z.object({
+      windowId: windowIdSchema,
+      enabled: z.boolean().describe("true: every pane receives all input; false: each its own."),
+      force: forceSchema.optional(),
+    }).strict(),
+    output: z.object({ windowId: z.string(), enabled: z.boolean() }).strict(),
+    annotations: "setter",
+    capability: META,
+    handler: async ({ windowId, enabled, force = false }, ctx) => {
+      for (let attempt = 1;; attempt++) {
+        const panes = await preflightSynchronize(ctx, windowId, enabled, force);
+        try {
+          await setSynchronizePanes(ctx.tmux, windowId, enabled, panes, ctx.signal);
+          return { windowId, enabled };
+        } catch (error) {
+          // A pane closed between the listing and the change: list again once.
+          const vanished = error instanceof ToolError && error.code === "target_not_found";
+          if (!vanished || attempt >= 2) throw error;
+        }
+      }
+    },
+  }),
+];

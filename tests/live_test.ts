@@ -1,0 +1,348 @@
+/** The live engine: control channel, capture_since cursors, waits, lifetimes, failures. */
+import { assert, assertEquals, assertRejects } from "./support/assert.ts";
+import { connectInProcess, fails, ok } from "./support/client.ts";
+import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
+import { TmuxRunner } from "../src/tmux/command.ts";
+import { ControlClient, decodeOutput, quoteControlArgument } from "../src/tmux/control.ts";
+import { literal } from "../src/tmux/format.ts";
+import { ToolError } from "../src/errors.ts";
+
+interface Since {
+  text: string;
+  cursor?: string;
+  paneId: string;
+  generation: string;
+  streaming: boolean;
+  missedBytes: number;
+  outcome: string;
+  elapsedMs: number;
+  timeoutMs: number;
+  timeoutClamped: boolean;
+  truncated: boolean;
+  note?: string;
+}
+
+const BIG = { maxLines: 100_000, maxBytes: 262_144 };
+
+function alive(pid: number): boolean {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("control channel: hostile values arrive literally and smuggle nothing", async () => {
+  await using fx = await TmuxFixture.start();
+  const runner = new TmuxRunner({
+    socket: { kind: "path", path: fx.socket },
+    env: (n) => cleanEnv()[n],
+  });
+  const client = await ControlClient.open(runner, "$0", { onOutput() {}, onClose() {} });
+  try {
+    const values = [
+      "$HOME and ${HOME} and ~",
+      "semi; kill-server",
+      "trailing;",
+      `quotes ' " \` and \\ backslash`,
+      "#{pane_id} #(touch /tmp/tmux-mcp-test-pwned)",
+      "tab\there",
+      "ñandú 😀",
+    ];
+    for (const value of values) {
+      const lines = await client.command(["display-message", "-p", literal(value)]);
+      assertEquals(lines.join("\n"), value);
+    }
+    // A newline would end the command line; it arrives as a newline inside one argument.
+    await client.command(["rename-window", "-t", "@0", literal("two\nlines; kill-server")]);
+    assertEquals(await fx.display("@0", "#{window_name}"), "two\\nlines; kill-server");
+    // Output lines that look like the end of a reply do not end it early.
+    await client.command(["rename-window", "-t", "@0", literal("%end 1 2 1")]);
+    const names = await client.command(["list-windows", "-F", "#{window_name}"]);
+    assertEquals(names, ["%end 1 2 1"]);
+    assertEquals(await Deno.stat("/tmp/tmux-mcp-test-pwned").then(() => true, () => false), false);
+    assertEquals(await client.command(["list-sessions", "-F", "#{session_name}"]), ["main"]);
+    const error = await assertRejects(
+      () => client.command(["list-panes", "-t", "%404"]),
+      ToolError,
+    );
+    assertEquals(error.code, "target_not_found");
+  } finally {
+    await client.close();
+  }
+  assert(!alive(client.pid), "the control client exited");
+});
+
+Deno.test("control channel: quoting and %output decoding units", () => {
+  assertEquals(quoteControlArgument('a"b$c\\d'), '"a\\"b\\$c\\\\d"');
+  assertEquals(quoteControlArgument("x\ny\x01"), '"x\\ny\\001"');
+  const raw = new TextEncoder().encode("h\\303\\251\\015\\012\\134x");
+  assertEquals(new TextDecoder().decode(decodeOutput(raw)), "hé\r\n\\x");
+});
+
+Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", async () => {
+  // The pane waits for a line on stdin, then prints 1..10000 in ten bursts.
+  await using fx = await TmuxFixture.start({
+    command: `sh -c 'read go; i=0; while [ $i -lt 10 ]; do seq $((i*1000+1)) $((i*1000+1000)); ` +
+      `i=$((i+1)); sleep 0.05; done; exec sleep 100000'`,
+  });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assertEquals([first.outcome, first.streaming], ["started", true]);
+    assert(first.cursor?.startsWith("ltxc1."));
+    await fx.tmux("send-keys", "-t", "%0", "Enter");
+    let cursor = first.cursor!;
+    let all = "";
+    let reads = 0;
+    while (!all.includes("\n10000\n")) {
+      const next = await ok<Since>(client, "capture_since", {
+        paneId: "%0",
+        cursor,
+        waitMs: 3000,
+        ...BIG,
+      });
+      if (next.outcome === "timeout") break;
+      assertEquals([next.missedBytes, next.truncated], [0, false]);
+      all += next.text;
+      cursor = next.cursor!;
+      reads++;
+    }
+    const numbers = all.split("\n").filter((l) => /^\d+$/.test(l)).map(Number);
+    assertEquals(numbers.length, 10_000);
+    assert(numbers.every((n, i) => n === i + 1), "in order, none lost or repeated");
+    assert(reads > 1, "read back through successive cursors");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("capture_since: overflow past 256 KiB is reported as missedBytes", async () => {
+  await using fx = await TmuxFixture.start({
+    command: "sh -c 'read go; seq 1 60000; exec sleep 100000'",
+  });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    await fx.tmux("send-keys", "-t", "%0", "Enter");
+    // Reads are not destructive: re-read from the first cursor until the whole burst arrived.
+    let next = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: first.cursor,
+      ...BIG,
+    });
+    for (let i = 0; i < 100 && !next.text.endsWith("\n60000\n"); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      next = await ok<Since>(client, "capture_since", {
+        paneId: "%0",
+        cursor: first.cursor,
+        ...BIG,
+      });
+    }
+    assert(next.text.endsWith("\n60000\n"), next.text.slice(-20));
+    // seq 1 60000 prints 348,894 bytes (+ CR per line): far more than is kept.
+    assert(next.missedBytes > 100_000, `missedBytes ${next.missedBytes}`);
+    // After the (possibly partial) first line, every number follows the one before.
+    const lines = next.text.trimEnd().split("\n").slice(1).map(Number);
+    assertEquals(lines, Array.from({ length: lines.length }, (_, i) => lines[0] + i));
+    assert(lines.length > 30_000, `${lines.length} lines kept`);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("capture_since: waitMs wakes on output, times out, is clamped, and cancels", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  const { client, close, built } = await connectInProcess([
+    "-S",
+    fx.socket,
+    "--wait-max-ms",
+    "1500",
+  ]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    const idle = await ok<Since>(client, "capture_since", { paneId: "%0", cursor: first.cursor });
+    assertEquals([idle.outcome, idle.text, idle.cursor], ["idle", "", first.cursor]);
+
+    const waiting = ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: first.cursor,
+      waitMs: 1400,
+    });
+    setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", "wake up"), 150);
+    const woke = await waiting;
+    assertEquals(woke.outcome, "output");
+    assert(woke.text.includes("wake up"), woke.text);
+
+    const timeout = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: woke.cursor,
+      waitMs: 200,
+    });
+    assertEquals([timeout.outcome, timeout.text, timeout.timeoutMs], ["timeout", "", 200]);
+    assert(timeout.elapsedMs >= 190, `waited ${timeout.elapsedMs} ms`);
+
+    const clamped = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: woke.cursor,
+      waitMs: 60_000,
+    });
+    assertEquals([clamped.timeoutMs, clamped.timeoutClamped, clamped.outcome], [
+      1500,
+      true,
+      "timeout",
+    ]);
+
+    // MCP cancellation ends a wait at once on the server side.
+    const controller = new AbortController();
+    const cancelled = client.callTool(
+      { name: "capture_since", arguments: { paneId: "%0", cursor: woke.cursor, waitMs: 1500 } },
+      undefined,
+      { signal: controller.signal },
+    );
+    assert(await eventually(() => built.live!.stats().waiters === 1, 1000));
+    controller.abort();
+    await cancelled.catch(() => {});
+    assert(await eventually(() => built.live!.stats().waiters === 0, 300), "the wait ended");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("capture_since: stale cursors — replaced pane, another pane, expired stream", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  await fx.tmux("split-window", "-d", "cat");
+  const { client, close, built } = await connectInProcess(["-S", fx.socket], {}, {
+    streamTtlMs: 300,
+    sweepMs: 50,
+    idleCloseMs: 200,
+  });
+  try {
+    const a = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    const b = await ok<Since>(client, "capture_since", { paneId: "%1" });
+    assert(a.cursor!.split(".")[1] !== b.cursor!.split(".")[1], "one stream per pane");
+    const other = await fails(client, "capture_since", { paneId: "%0", cursor: b.cursor });
+    assertEquals(other.code, "stale_cursor");
+    assert(other.text.includes("without a cursor"), other.text);
+
+    await fx.tmux("respawn-pane", "-k", "-t", "%0", "cat");
+    assertEquals(
+      (await fails(client, "capture_since", { paneId: "%0", cursor: a.cursor })).code,
+      "stale_cursor",
+    );
+    const fresh = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assert(fresh.cursor !== a.cursor);
+
+    // Unused streams expire; then the connection lingers idleCloseMs and detaches.
+    const pids = built.live!.stats().clientPids;
+    assertEquals(pids.length, 1);
+    assert(await eventually(() => built.live!.stats().connections === 0, 3000));
+    assertEquals(
+      (await fails(client, "capture_since", { paneId: "%1", cursor: b.cursor })).code,
+      "stale_cursor",
+    );
+    assert(await eventually(() => !alive(pids[0]), 2000), "the control client is gone");
+    const malformed = await fails(client, "capture_since", { paneId: "%0", cursor: "ltxc1.zz.1" });
+    assertEquals(malformed.code, "invalid_arguments");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("capture_since: the tmux server killed during a wait is server_gone; we keep serving", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    const waiting = client.callTool({
+      name: "capture_since",
+      arguments: { paneId: "%0", cursor: first.cursor, waitMs: 10_000 },
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    await fx.tmux("kill-server");
+    const result = await waiting;
+    assertEquals(result.isError, true);
+    assertEquals(
+      (result.structuredContent as { error: { code: string } }).error.code,
+      "server_gone",
+    );
+    const listing = await ok<{ sessions: unknown[]; note?: string }>(client, "list_sessions");
+    assertEquals(listing.sessions, []);
+    assert(listing.note?.includes("no tmux server"));
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("our control client is never a person and never resizes the window", async () => {
+  await using fx = await TmuxFixture.start({
+    session: "big",
+    width: 200,
+    height: 50,
+    command: "cat",
+  });
+  const { client, close, built } = await connectInProcess(["-S", fx.socket]);
+  try {
+    await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assertEquals(built.live!.stats().connections, 1);
+    assertEquals(await fx.display("%0", "#{window_width}x#{window_height}"), "200x50");
+    const info = await ok<{ clients: number; people: number }>(client, "get_server_info");
+    assertEquals([info.clients, info.people], [1, 0]);
+    let panes = (await ok<{ panes: Array<{ isAttended: boolean }> }>(client, "list_panes")).panes;
+    assertEquals(panes.map((p) => p.isAttended), [false]);
+
+    const person = new Deno.Command("tmux", {
+      args: ["-u", "-S", fx.socket, "-C", "attach", "-t", "=big"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      assert(
+        await eventually(async () =>
+          (await fx.tmux("list-clients")).trim().split("\n").length === 2
+        ),
+      );
+      const sessions =
+        (await ok<{ sessions: Array<{ attached: number }> }>(client, "list_sessions")).sessions;
+      assertEquals(sessions.map((s) => s.attached), [1]);
+      panes = (await ok<{ panes: Array<{ isAttended: boolean }> }>(client, "list_panes")).panes;
+      assertEquals(panes.map((p) => p.isAttended), [true]);
+    } finally {
+      await person.stdin.close();
+      await person.status;
+    }
+  } finally {
+    await close();
+  }
+  assertEquals(built.live!.stats().connections, 0);
+});
+
+Deno.test("capture_since with --no-live: plain bounded captures, streaming false", async () => {
+  await using fx = await TmuxFixture.start({ command: "sh -c 'echo hello; exec cat'" });
+  const { client, close, built } = await connectInProcess(["-S", fx.socket, "--no-live"]);
+  try {
+    assertEquals(built.live, undefined);
+    assert(
+      await eventually(async () =>
+        (await fx.tmux("capture-pane", "-p", "-t", "%0")).includes("hello")
+      ),
+    );
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assertEquals([first.streaming, first.cursor, first.outcome, first.text], [
+      false,
+      undefined,
+      "started",
+      "hello",
+    ]);
+    assert(first.note?.includes("live mode is off"));
+    const waiting = ok<Since>(client, "capture_since", { paneId: "%0", waitMs: 3000 });
+    setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", "more"), 300);
+    const changed = await waiting;
+    assertEquals(changed.outcome, "output");
+    assert(changed.text.includes("more"));
+    assertEquals((await fx.tmux("list-clients")).trim(), "", "no control client in --no-live");
+  } finally {
+    await close();
+  }
+});
