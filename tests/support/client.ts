@@ -73,10 +73,11 @@ export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 export async function connectStdio(
   args: string[],
   env: Record<string, string> = {},
+  entry: string = MAIN,
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", ...await startPermissions(), MAIN, ...args],
+    args: ["run", ...await startPermissions(), entry, ...args],
     env: cleanEnv({ NO_COLOR: "1", ...env }),
     stderr: "pipe",
   });
