@@ -116,7 +116,11 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
         const target = byName.get(nested);
         if (!target) {
           return Promise.resolve(
-            errorResult(new ToolError("tool_denied", `${nested} is not enabled on this server`)),
+            errorResult(
+              new ToolError("tool_denied", `${nested} is not enabled on this server`, {
+                hint: denialHint(nested, config),
+              }),
+            ),
           );
         }
         return callTool(target, args, { ...context, invoke: undefined }, log);

@@ -228,3 +228,25 @@ Deno.test("batch: 16 captures of 2,000 long lines stay under 1,000,000 bytes, al
     await close();
   }
 });
+
+Deno.test("batch: capture_since rows return cursors the next call can use", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const batch = checked(
+      await ok<Batch>(client, "call_read_tools_batch", {
+        operations: [{ tool: "capture_since", arguments: { paneId: "%0" } }],
+      }),
+    );
+    const cursor = (batch.results[0].result!.structuredContent as { cursor: string }).cursor;
+    await fx.tmux("send-keys", "-t", "%0", "-l", "after");
+    const next = await ok<{ text: string }>(client, "capture_since", {
+      paneId: "%0",
+      cursor,
+      waitMs: 2000,
+    });
+    assert(next.text.includes("after"), next.text);
+  } finally {
+    await close();
+  }
+});

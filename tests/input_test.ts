@@ -663,3 +663,36 @@ Deno.test("funnel: a paste that fails or is cancelled leaves no buffer behind", 
     await assertNoBuffers(fx);
   }
 });
+
+Deno.test("send_keys: only exact key names are pressed; words that tmux would take are typed", async () => {
+  await using fx = await server();
+  const rx = await receiver(fx, "names");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    // "end", "^c", "0x41", "up" are text; "End" and "C-a" are keys.
+    for (const keys of ["end", "^c", "0x41", "up", "End", "C-a"]) {
+      await ok(client, "send_keys", { paneId: rx.paneId, keys, enter: false });
+    }
+    assertBytes(await received(rx.file, 19), "end^c0x41up\x1b[4~\x01", "typed words, pressed keys");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("paste_text: CRLF becomes one Enter and embedded paste markers are removed", async () => {
+  await using fx = await server();
+  const rx = await receiver(fx, "crlf");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const { bytes } = await ok<{ bytes: number }>(client, "paste_text", {
+      paneId: rx.paneId,
+      text: "one\r\ntwo\x1b[201~\nthree",
+    });
+    // The receiver never asked for bracketed paste, so the text arrives with LF as CR.
+    assertBytes(await received(rx.file, 13), "one\rtwo\rthree", "normalized paste");
+    assertEquals(bytes, 13);
+    assertEquals((await fx.tmux("list-buffers")).trim(), "");
+  } finally {
+    await close();
+  }
+});

@@ -1,7 +1,7 @@
 /** list_sessions, list_windows, list_panes in-process against real tmux. */
 import { assert, assertEquals } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
-import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
 
 interface Pane {
   paneId: string;
@@ -270,26 +270,51 @@ Deno.test("isCaller: the pane of $TMUX_PANE on the same server pid only", async 
   }
 });
 
-Deno.test("isAttended: the visible pane of a session a person's client shows", async () => {
+/** Attach a person's terminal client (under `script`, which gives it a tty); detach to end it. */
+async function attachPerson(fx: TmuxFixture, session: string, flags: string[] = []) {
+  const child = new Deno.Command("script", {
+    args: [
+      "-q",
+      "-c",
+      `tmux -S ${fx.socket} attach ${flags.join(" ")} -t =${session}`,
+      "/dev/null",
+    ],
+    clearEnv: true,
+    env: cleanEnv({ TERM: "xterm" }),
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  assert(await eventually(async () => (await fx.tmux("list-clients")).includes(session)));
+  return async () => {
+    await fx.tmux("detach-client", "-s", `=${session}`).catch(() => {});
+    const fallback = setTimeout(() => child.kill("SIGKILL"), 3000);
+    await child.status;
+    clearTimeout(fallback);
+  };
+}
+
+async function attended(fx: TmuxFixture): Promise<string[]> {
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes");
+    return panes.filter((p) => p.isAttended).map((p) => p.paneId).sort();
+  } finally {
+    await close();
+  }
+}
+
+Deno.test("isAttended: a terminal client watches its window's active pane only", async () => {
   await using fx = await TmuxFixture.start({ session: "watched" });
   await fx.tmux("split-window", "-d", "-t", "=watched:0", "sleep 100000");
   // A second, inactive window: its active pane is not on anyone's screen.
   await fx.tmux("new-window", "-d", "-t", "=watched:", "sleep 100000");
   await fx.tmux("new-session", "-d", "-s", "alone", "sleep 100000");
-  // A control-mode client that is not ours (like iTerm2's -CC) is a person.
-  const person = new Deno.Command("tmux", {
-    args: ["-u", "-S", fx.socket, "-C", "attach", "-t", "=watched"],
-    stdin: "piped",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const detach = await attachPerson(fx, "watched");
   try {
-    assert(await eventually(async () => (await fx.tmux("list-clients")).trim() !== ""));
+    assertEquals(await attended(fx), [await fx.display("=watched:", "#{pane_id}")]);
     const { client, close } = await connectInProcess(["-S", fx.socket]);
     try {
-      const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes");
-      const active = await fx.display("=watched:", "#{pane_id}");
-      assertEquals(panes.filter((p) => p.isAttended).map((p) => p.paneId), [active]);
       const { sessions } = await ok<{ sessions: Array<{ sessionName: string; attached: number }> }>(
         client,
         "list_sessions",
@@ -301,6 +326,45 @@ Deno.test("isAttended: the visible pane of a session a person's client shows", a
     } finally {
       await close();
     }
+  } finally {
+    await detach();
+  }
+});
+
+Deno.test("isAttended: a client with its own active pane watches its whole window", async () => {
+  await using fx = await TmuxFixture.start({ session: "own" });
+  await fx.tmux("split-window", "-d", "-t", "=own:0", "sleep 100000");
+  await fx.tmux("new-window", "-d", "-t", "=own:", "sleep 100000");
+  // tmux 3.3's `attach -f active-pane`: the client may type into any pane of its window, and no
+  // format tells which.
+  const detach = await attachPerson(fx, "own", ["-f", "active-pane"]);
+  try {
+    const window0 = (await fx.tmux("list-panes", "-t", "=own:0", "-F", "#{pane_id}")).trim().split(
+      "\n",
+    );
+    assertEquals(await attended(fx), window0.sort());
+  } finally {
+    await detach();
+  }
+});
+
+Deno.test("isAttended: a control client that is not ours (iTerm2 -CC) watches its session", async () => {
+  await using fx = await TmuxFixture.start({ session: "cc" });
+  await fx.tmux("split-window", "-d", "-t", "=cc:0", "sleep 100000");
+  await fx.tmux("new-window", "-d", "-t", "=cc:", "sleep 100000");
+  await fx.tmux("new-session", "-d", "-s", "other", "sleep 100000");
+  const person = new Deno.Command("tmux", {
+    args: ["-u", "-S", fx.socket, "-C", "attach", "-t", "=cc"],
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    assert(await eventually(async () => (await fx.tmux("list-clients")).trim() !== ""));
+    const all = (await fx.tmux("list-panes", "-s", "-t", "=cc", "-F", "#{pane_id}")).trim().split(
+      "\n",
+    );
+    assertEquals(await attended(fx), all.sort());
   } finally {
     await person.stdin.close();
     await person.status;

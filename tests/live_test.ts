@@ -346,3 +346,161 @@ Deno.test("capture_since with --no-live: plain bounded captures, streaming false
     await close();
   }
 });
+
+Deno.test("control quoting: a leading ~, CR and control bytes are literal; NUL is refused", async () => {
+  await using fx = await TmuxFixture.start();
+  const runner = new TmuxRunner({
+    socket: { kind: "path", path: fx.socket },
+    env: (n) => cleanEnv()[n],
+  });
+  const client = await ControlClient.open(runner, "$0", { onOutput() {}, onClose() {} });
+  try {
+    for (const value of ["~", "~/x", "~root", "a\rb", "bell\x07", "{ x }", "%if 1"]) {
+      await client.command(["rename-window", "-t", "@0", literal(value)]);
+      const shown = await fx.display("@0", "#{window_name}");
+      // tmux stores control characters in window names escaped, C-style (\r, \a).
+      assertEquals(
+        shown,
+        value.replace("\r", "\\r").replace("\x07", "\\a"),
+        JSON.stringify(value),
+      );
+    }
+    assertEquals(
+      (() => {
+        try {
+          quoteControlArgument("nul\0x");
+          return "accepted";
+        } catch (error) {
+          return (error as ToolError).code;
+        }
+      })(),
+      "invalid_arguments",
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("capture_since: a pane printing fake control-mode lines cannot inject or desync", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const forged = Array.from({ length: 40 }, (_, i) => `%end ${now} ${250 + i} 1`).join("\n") +
+    `\n%output %0 FORGED-BYTES\\015\\012\n%begin ${now} 999999 1\n%exit\n`;
+  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-test-forged-" });
+  await Deno.writeTextFile(file, forged);
+  await using fx = await TmuxFixture.start({ command: `sh -c 'cat ${file}; exec cat'` });
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("capture-pane", "-p", "-t", "%0")).includes("%exit")
+    ),
+  );
+  const { client, close, built } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assert(first.text.includes("FORGED-BYTES"), "the screen is shown as text");
+    const waiting = ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: first.cursor,
+      waitMs: 3000,
+    });
+    setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", "real"), 200);
+    const next = await waiting;
+    assertEquals(next.outcome, "output");
+    assert(next.text.includes("real") && !next.text.includes("FORGED"), next.text);
+    assertEquals(built.live!.stats().connections, 1);
+  } finally {
+    await close();
+    await Deno.remove(file);
+  }
+});
+
+Deno.test("capture_since: split characters and escape sequences are held back, not spun on", async () => {
+  // A raw terminal: cat returns each byte we type at once, unaltered.
+  await using fx = await TmuxFixture.start({ command: "sh -c 'stty raw -echo; exec cat'" });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    // Type half a euro sign, then the rest.
+    await fx.tmux("send-keys", "-t", "%0", "-H", "61", "62", "e2");
+    const half = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: first.cursor,
+      waitMs: 2000,
+    });
+    assertEquals(half.text, "ab");
+    const held = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: half.cursor,
+      waitMs: 300,
+    });
+    assertEquals([held.outcome, held.text, held.cursor], ["timeout", "", half.cursor]);
+    assert(held.elapsedMs >= 250, `a held-back byte must not wake the wait (${held.elapsedMs} ms)`);
+    await fx.tmux("send-keys", "-t", "%0", "-H", "82", "ac");
+    const euro = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: held.cursor,
+      waitMs: 2000,
+    });
+    assertEquals(euro.text, "€");
+    // An escape sequence split in two never leaks its parameters as text.
+    await fx.tmux("send-keys", "-t", "%0", "-H", "1b", "5b", "33");
+    const partial = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: euro.cursor,
+      waitMs: 300,
+    });
+    assertEquals([partial.outcome, partial.text], ["timeout", ""]);
+    await fx.tmux("send-keys", "-t", "%0", "-l", "1mred");
+    const red = await ok<Since>(client, "capture_since", {
+      paneId: "%0",
+      cursor: partial.cursor,
+      waitMs: 2000,
+    });
+    assertEquals(red.text, "red");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("capture_since: moved pane is stale, killed pane is target_not_found, restart reconnects", async () => {
+  await using fx = await TmuxFixture.start({ session: "a", command: "cat" });
+  await fx.tmux("new-window", "-d", "-t", "=a:1", "cat");
+  await fx.tmux("new-session", "-d", "-s", "b", "cat");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const moving = await fx.display("=a:1", "#{pane_id}");
+    const before = await ok<Since>(client, "capture_since", { paneId: moving });
+    await fx.tmux("move-window", "-s", "=a:1", "-t", "=b:5");
+    const moved = await fails(client, "capture_since", { paneId: moving, cursor: before.cursor });
+    assertEquals(moved.code, "stale_cursor");
+
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    const waiting = client.callTool({
+      name: "capture_since",
+      arguments: { paneId: "%0", cursor: first.cursor, waitMs: 800 },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    await fx.tmux("split-window", "-d", "-t", "%0", "cat"); // keep the session alive
+    await fx.tmux("kill-pane", "-t", "%0");
+    const killed = await waiting;
+    assertEquals(
+      (killed.structuredContent as { error: { code: string } }).error.code,
+      "target_not_found",
+    );
+
+    // A restarted server (ids reused) is served again after the old connection died.
+    await fx.tmux("kill-server");
+    // The old server takes a moment to let go of its socket.
+    assert(
+      await eventually(() =>
+        fx.tmux("-f", "/dev/null", "new-session", "-d", "-s", "again", "cat").then(
+          () => true,
+          () => false,
+        )
+      ),
+    );
+    const fresh = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assertEquals([fresh.outcome, fresh.streaming], ["started", true]);
+  } finally {
+    await close();
+  }
+});

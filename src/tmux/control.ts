@@ -12,14 +12,22 @@ import type { TmuxRunner } from "./command.ts";
 
 /**
  * Quote one argument for the control channel so it arrives literally: double quotes, with `\`,
- * `"` and `$` escaped and every control character (newline included, which would end the
- * command line) written as an escape tmux decodes inside double quotes.
+ * `"`, `$` and `~` escaped (tmux expands `$VAR` inside double quotes, and `~` right after the
+ * opening quote) and every control character — newline included, which would end the command
+ * line — written as an escape tmux decodes inside double quotes. A NUL or a lone surrogate cannot
+ * be carried and is refused.
  */
 export function quoteControlArgument(arg: string): string {
+  if (arg.includes("\0") || !arg.isWellFormed()) {
+    throw new ToolError(
+      "invalid_arguments",
+      "a value holds a NUL or a lone surrogate, which tmux cannot take",
+    );
+  }
   let out = '"';
   for (const ch of arg) {
     const code = ch.codePointAt(0)!;
-    if (ch === "\\" || ch === '"' || ch === "$") out += `\\${ch}`;
+    if (ch === "\\" || ch === '"' || ch === "$" || ch === "~") out += `\\${ch}`;
     else if (ch === "\n") out += "\\n";
     else if (ch === "\r") out += "\\r";
     else if (ch === "\t") out += "\\t";
@@ -54,10 +62,14 @@ function isOctal(b: number | undefined): boolean {
 
 /** Callbacks of a control client. */
 export interface ControlHandlers {
+  /** The tmux client process exists (before it has attached): register it as ours at once. */
+  onSpawn?(pid: number): void;
   /** Bytes a pane printed. */
   onOutput(paneId: string, bytes: Uint8Array): void;
-  /** The connection ended; `reason` says why (our close, %exit, server death). */
-  onClose(reason: string, byUs: boolean): void;
+  /** The connection became unusable (closed by us, %exit, server death, lost replies). */
+  onClose(client: ControlClient, reason: string, byUs: boolean): void;
+  /** The tmux client process has exited: it may be forgotten as ours only now. */
+  onExit?(pid: number): void;
 }
 
 interface Pending {
@@ -97,9 +109,10 @@ export class ControlClient {
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     this.#handlers = handlers;
-    this.#done = Promise.all([this.#readStdout(), this.#readStderr()]).then(() =>
-      this.#lost("the tmux client exited")
-    );
+    this.#done = Promise.all([this.#readStdout(), this.#readStderr(), child.status]).then(() => {
+      this.#lost("the tmux client exited");
+      handlers.onExit?.(child.pid);
+    });
   }
 
   /**
@@ -112,9 +125,15 @@ export class ControlClient {
     handlers: ControlHandlers,
   ): Promise<ControlClient> {
     const child = runner.spawnControl(sessionId);
+    handlers.onSpawn?.(child.pid);
     const client = new ControlClient(sessionId, child, handlers);
-    // The attach itself is answered by the first block; a no-op proves we are attached.
-    await client.command(["display-message", "-p", ""]);
+    try {
+      // The attach itself is answered by the first block; a no-op proves we are attached.
+      await client.command(["display-message", "-p", ""]);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
     return client;
   }
 
@@ -152,13 +171,15 @@ export class ControlClient {
       };
       const onAbort = () =>
         settle(() => reject(new ToolError("cancelled", "the call was cancelled")));
-      const timer = setTimeout(
-        () =>
-          settle(() =>
-            reject(new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`))
-          ),
-        timeoutMs,
-      );
+      // A reply that never comes means the channel lost its place: nothing after it can be
+      // trusted, so the whole connection is dropped (its streams end, callers start again).
+      const timer = setTimeout(() => {
+        settle(() =>
+          reject(new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`))
+        );
+        this.#lost("a reply did not arrive in time");
+        void this.close();
+      }, timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       // The slot stays queued even if the caller gives up: replies are matched in order.
       this.#pending.push({
@@ -177,10 +198,12 @@ export class ControlClient {
     this.#closing = true;
     await this.#writes;
     await this.#writer.close().catch(() => {});
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const exited = await Promise.race([
       this.#child.status.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), 2000)),
+      new Promise<false>((r) => timer = setTimeout(() => r(false), 2000)),
     ]);
+    clearTimeout(timer);
     if (!exited) {
       try {
         this.#child.kill("SIGKILL");
@@ -274,7 +297,7 @@ export class ControlClient {
           : new ToolError("server_gone", `the control connection ended: ${reason}`),
       );
     }
-    this.#handlers.onClose(reason, this.#closing);
+    this.#handlers.onClose(this, reason, this.#closing);
   }
 }
 

@@ -58,9 +58,20 @@ export function checkInputText(text: string, what: string): Uint8Array {
   return bytes;
 }
 
-/** Whether tmux would read this non-literal string as a key code rather than type it. */
-function readAsHexKeyCode(keys: string): boolean {
-  return keys.startsWith("0x");
+/**
+ * Key names pressed as keys, spelled exactly as tmux documents them (tmux itself also accepts
+ * "end", "^c" or "0x41", which would turn a word typed into a REPL into a keypress): named keys
+ * with optional C-/M-/S- modifiers, or modifiers plus one printable character (`C-c`, `M-x`).
+ */
+const KEY_NAME = new RegExp(
+  "^(?:[CMS]-)*(?:F(?:[1-9]|1[0-2])|IC|Insert|DC|Delete|Home|End|NPage|PageDown|PgDn|PPage|" +
+    "PageUp|PgUp|Tab|BTab|Space|BSpace|Enter|Escape|Up|Down|Left|Right|KP(?:[/*+.0-9-]|Enter))$" +
+    "|^(?:[CMS]-)+[!-~]$",
+);
+
+/** Whether a non-literal `keys` string is pressed as a key (else it is typed as text). */
+export function isKeyName(keys: string): boolean {
+  return KEY_NAME.test(keys);
 }
 
 /** One `send_keys` delivery. */
@@ -97,7 +108,7 @@ export async function sendKeys(
   }
   const commands: TmuxCommand[] = [];
   if (delivery.keys !== "") {
-    const typed = delivery.literal || readAsHexKeyCode(delivery.keys);
+    const typed = delivery.literal || !isKeyName(delivery.keys);
     commands.push(["send-keys", ...(typed ? ["-l"] : []), "-t", paneId, "--", delivery.keys]);
   }
   commands.push(...enter);
@@ -127,7 +138,11 @@ export async function pasteText(
   text: string,
   signal?: AbortSignal,
 ): Promise<number> {
-  const bytes = checkInputText(text, "text");
+  // A paste turns each LF into Enter, so CRLF would press Enter twice; and bracketed-paste
+  // markers inside the text would end the paste early and run the rest line by line.
+  // deno-lint-ignore no-control-regex -- the markers begin with ESC
+  const normalized = text.replaceAll("\r\n", "\n").replaceAll(/\x1b\[20[01]~/g, "");
+  const bytes = checkInputText(normalized, "text");
   if (bytes.length === 0) {
     throw new ToolError("invalid_arguments", "text is empty", { hint: "Pass some text." });
   }

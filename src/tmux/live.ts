@@ -49,6 +49,8 @@ export class LiveEngine {
   readonly #opening = new Map<string, Promise<Connection>>();
   readonly #byPane = new Map<string, PaneStream>();
   readonly #byId = new Map<string, PaneStream>();
+  /** Which connection feeds each stream (by stream id). */
+  readonly #feeds = new Map<string, ControlClient>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -84,12 +86,12 @@ export class LiveEngine {
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     const existing = this.#byPane.get(paneId);
     if (existing && !existing.ended) {
-      const generation = await this.generation(existing, signal);
-      if (generation === existing.generation) {
+      const state = await this.check(existing, signal).catch(() => "gone" as const);
+      if (state === "same") {
         existing.lastUsed = Date.now();
         return existing;
       }
-      this.#drop(existing, "the pane was replaced");
+      this.#drop(existing, `the pane was ${state}`);
     }
     const row = (await snapshot(this.#ctx, { panes: { windowOf: paneId } }, signal)
       .catch((error) => {
@@ -100,12 +102,14 @@ export class LiveEngine {
       })).panes.find((p) => p.paneId === paneId);
     if (!row) throw new ToolError("target_not_found", `no pane ${paneId}`);
     const connection = await this.#connect(row.sessionId);
+    if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     // Another call may have started the stream while we connected.
     const raced = this.#byPane.get(paneId);
     if (raced && !raced.ended && raced.generation === row.generation) return raced;
     const stream = new PaneStream(paneId, row.generation, row.sessionId, this.#options.retainBytes);
     this.#byPane.set(paneId, stream);
     this.#byId.set(stream.id, stream);
+    this.#feeds.set(stream.id, connection.client);
     connection.idleSince = undefined;
     return stream;
   }
@@ -123,8 +127,16 @@ export class LiveEngine {
     this.#drop(stream, reason);
   }
 
-  /** The pane's current generation over the stream's connection; null when the pane is gone. */
-  async generation(stream: PaneStream, signal?: AbortSignal): Promise<string | null> {
+  /**
+   * Whether the stream still describes the pane: `gone` when the pane no longer exists,
+   * `replaced` when another process runs in it (respawn, or an id reused after a restart),
+   * `moved` when it left the session whose connection feeds the stream (its output would no
+   * longer arrive), else `same`. Only ids and numbers cross the channel here, never pane text.
+   */
+  async check(
+    stream: PaneStream,
+    signal?: AbortSignal,
+  ): Promise<"same" | "gone" | "replaced" | "moved"> {
     const sep = separators();
     const lines = await this.#client(stream).command(
       [
@@ -132,21 +144,15 @@ export class LiveEngine {
         "-p",
         "-t",
         paneArg(stream.paneId),
-        rowTemplate(sep, "G", ["pane_id", "pane_pid", "pid"]),
+        rowTemplate(sep, "G", ["pane_id", "pane_pid", "pid", "session_id"]),
       ],
       signal,
     );
-    const [, id, panePid, serverPid] = lines.join("\n").split(sep.row)[1]?.split(sep.field) ?? [];
-    return id === stream.paneId ? generationOf(int(serverPid), int(panePid)) : null;
-  }
-
-  /** The pane's visible screen (plain text) over the stream's connection. */
-  async screen(stream: PaneStream, signal?: AbortSignal): Promise<string> {
-    const lines = await this.#client(stream).command(
-      ["capture-pane", "-p", "-t", paneArg(stream.paneId)],
-      signal,
-    );
-    return lines.join("\n");
+    const [, id, panePid, serverPid, sessionId] =
+      lines.join("\n").split(sep.row)[1]?.split(sep.field) ?? [];
+    if (id !== stream.paneId) return "gone";
+    if (generationOf(int(serverPid), int(panePid)) !== stream.generation) return "replaced";
+    return sessionId === stream.sessionId ? "same" : "moved";
   }
 
   /** Detach every connection and end every stream; leaves no tmux process behind. */
@@ -162,11 +168,11 @@ export class LiveEngine {
   }
 
   #client(stream: PaneStream): ControlClient {
-    const connection = this.#connections.get(stream.sessionId);
-    if (!connection || connection.client.closed) {
+    const client = this.#feeds.get(stream.id);
+    if (!client || client.closed) {
       throw stream.ended ?? new ToolError("server_gone", "the control connection is closed");
     }
-    return connection.client;
+    return client;
   }
 
   async #connect(sessionId: string): Promise<Connection> {
@@ -175,15 +181,17 @@ export class LiveEngine {
     const pending = this.#opening.get(sessionId);
     if (pending) return await pending;
     const opening = ControlClient.open(this.#runner, sessionId, {
+      // Ours from the moment it exists, so it never counts as a person, not even briefly.
+      onSpawn: (pid) => this.#ownPids.add(pid),
+      onExit: (pid) => this.#ownPids.delete(pid),
       onOutput: (paneId, bytes) => {
         const stream = this.#byPane.get(paneId);
-        if (stream && stream.sessionId === sessionId) stream.append(bytes);
+        if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.append(bytes);
       },
-      onClose: (reason, byUs) => this.#lost(sessionId, reason, byUs),
+      onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
     }).then((client) => {
       const connection: Connection = { client };
       this.#connections.set(sessionId, connection);
-      this.#ownPids.add(client.pid);
       this.#ensureSweeper();
       return connection;
     }).finally(() => this.#opening.delete(sessionId));
@@ -191,22 +199,21 @@ export class LiveEngine {
     return await opening;
   }
 
-  #lost(sessionId: string, reason: string, byUs: boolean): void {
-    const connection = this.#connections.get(sessionId);
-    if (connection) {
-      this.#ownPids.delete(connection.client.pid);
-      this.#connections.delete(sessionId);
+  #lost(client: ControlClient, reason: string, byUs: boolean): void {
+    // Only the connection that ended: a newer one for the same session may already be mapped.
+    if (this.#connections.get(client.sessionId)?.client === client) {
+      this.#connections.delete(client.sessionId);
     }
-    if (!byUs) this.#log(`live: control connection to ${sessionId} ended (${reason})`);
+    if (!byUs) this.#log(`live: control connection to ${client.sessionId} ended (${reason})`);
     const error = new ToolError("server_gone", `the tmux session or server went away (${reason})`, {
       hint: "List sessions again; if the pane still exists, call capture_since without a cursor.",
     });
     for (const stream of [...this.#byId.values()]) {
-      if (stream.sessionId === sessionId) {
-        this.#byPane.delete(stream.paneId);
-        this.#byId.delete(stream.id);
-        stream.end(error);
-      }
+      if (this.#feeds.get(stream.id) !== client) continue;
+      if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
+      this.#byId.delete(stream.id);
+      this.#feeds.delete(stream.id);
+      stream.end(error);
     }
     if (this.#connections.size === 0 && this.#sweeper !== undefined) {
       clearInterval(this.#sweeper);
@@ -217,6 +224,7 @@ export class LiveEngine {
   #drop(stream: PaneStream, reason: string): void {
     if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
     this.#byId.delete(stream.id);
+    this.#feeds.delete(stream.id);
     stream.end(
       new ToolError("stale_cursor", `the stream ended: ${reason}`, {
         hint: "Call capture_since without a cursor to start a new stream.",
@@ -240,15 +248,15 @@ export class LiveEngine {
       }
     }
     for (const [sessionId, connection] of this.#connections) {
-      const used = [...this.#byId.values()].some((s) => s.sessionId === sessionId);
+      const used = [...this.#feeds.values()].some((c) => c === connection.client);
       if (used) {
         connection.idleSince = undefined;
         continue;
       }
       connection.idleSince ??= now;
       if (now - connection.idleSince >= this.#options.idleCloseMs) {
+        // The pid stays registered as ours until the process has exited (onExit).
         this.#connections.delete(sessionId);
-        this.#ownPids.delete(connection.client.pid);
         connection.client.close().catch(() => {});
       }
     }

@@ -11,9 +11,10 @@ import {
   type ClientRow,
   generationOf,
   isCallerPane,
+  isWatched,
   PANE_ID,
   resolveSessionRef,
-  watchedSessions,
+  watchers,
   WINDOW_ID,
 } from "./targets.ts";
 
@@ -87,6 +88,8 @@ export interface SessionRow {
 const CLIENTS = rowFormat("C", {
   pid: "client_pid",
   sessionId: "session_id",
+  windowId: "window_id",
+  flags: "client_flags",
   controlMode: "client_control_mode",
   name: "client_name",
 });
@@ -190,10 +193,13 @@ export async function snapshot(
   const clients: ClientRow[] = CLIENTS.decode(rows).map((c) => ({
     pid: int(c.pid),
     sessionId: c.sessionId,
+    windowId: c.windowId,
+    flags: c.flags,
     controlMode: flag(c.controlMode),
     name: c.name,
   }));
-  const watched = watchedSessions(clients, ctx.ownClientPids);
+  const seen = watchers(clients, ctx.ownClientPids);
+  const watched = seen.people;
   const server = SERVER.decode(rows).map((s) => ({ ...s, pid: int(s.pid) }))[0];
   return {
     ...(server ? { server } : {}),
@@ -245,7 +251,12 @@ export async function snapshot(
         inMode: flag(p.inMode),
         title: clipText(p.title, FIELD_LIMITS.title),
         isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
-        isAttended: active && flag(p.windowActive) && (watched.get(p.sessionId) ?? 0) > 0,
+        isAttended: isWatched({
+          sessionId: p.sessionId,
+          windowId: p.windowId,
+          active,
+          windowActive: flag(p.windowActive),
+        }, seen),
         historyLines: int(p.historyLines),
         historyLimit: int(p.historyLimit),
         ...(dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),

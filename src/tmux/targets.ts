@@ -98,24 +98,53 @@ export function isCallerPane(
 export interface ClientRow {
   pid: number;
   sessionId: string;
+  /** The window the client shows (its session's current window). */
+  windowId: string;
   controlMode: boolean;
+  /** tmux's client flags, e.g. "attached,focused,active-pane,UTF-8". */
+  flags: string;
   name: string;
 }
 
+/** Where people are looking, from the attached clients that are not our own control clients. */
+export interface Watchers {
+  /** People attached, by session id. */
+  people: Map<string, number>;
+  /** Sessions every pane of which a person may be using (control clients such as iTerm2 -CC). */
+  wholeSessions: Set<string>;
+  /** Windows every pane of which a person may be using (clients with their own active pane). */
+  wholeWindows: Set<string>;
+}
+
 /**
- * Sessions a person is watching: attached clients other than our own control clients (known by
- * pid). Control clients that are not ours (iTerm2's `-CC`) are people too.
+ * Who is watching what. A plain client shows its session's active window and types into that
+ * window's active pane. A client attached with `-f active-pane` keeps its own active pane, which
+ * no format reveals, so its whole window counts as watched; a control client that is not ours
+ * (iTerm2's `-CC`) shows every window of its session, so the whole session counts.
  */
-export function watchedSessions(
+export function watchers(
   clients: readonly ClientRow[],
   ownClientPids: ReadonlySet<number>,
-): Map<string, number> {
-  const people = new Map<string, number>();
+): Watchers {
+  const result: Watchers = { people: new Map(), wholeSessions: new Set(), wholeWindows: new Set() };
   for (const client of clients) {
     if (ownClientPids.has(client.pid) || client.sessionId === "") continue;
-    people.set(client.sessionId, (people.get(client.sessionId) ?? 0) + 1);
+    result.people.set(client.sessionId, (result.people.get(client.sessionId) ?? 0) + 1);
+    if (client.controlMode) result.wholeSessions.add(client.sessionId);
+    else if (client.flags.split(",").includes("active-pane")) {
+      result.wholeWindows.add(client.windowId);
+    }
   }
-  return people;
+  return result;
+}
+
+/** Whether a person may be looking at or typing into this pane. */
+export function isWatched(
+  pane: { sessionId: string; windowId: string; active: boolean; windowActive: boolean },
+  seen: Watchers,
+): boolean {
+  return seen.wholeSessions.has(pane.sessionId) || seen.wholeWindows.has(pane.windowId) ||
+    (pane.active && pane.windowActive && (seen.people.get(pane.sessionId) ?? 0) > 0);
 }
 
 /** Refuse a pane whose generation differs from the one the agent holds (`stale_target`). */

@@ -130,7 +130,7 @@ function fit(data: z.infer<typeof outputSchema>, id: string | number): void {
     row.result = null;
     row.resultTruncated = true;
     data.truncated = true;
-    data.truncatedBytes += sizes.get(row)!;
+    data.truncatedBytes += removed;
     total -= removed;
   }
 }

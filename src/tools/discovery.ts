@@ -35,7 +35,9 @@ export const paneRowSchema = z.object({
   inMode: z.boolean(),
   title: z.string(),
   isCaller: z.boolean().describe("The pane this server was started from."),
-  isAttended: z.boolean().describe("A person's client is showing this pane right now."),
+  isAttended: z.boolean().describe(
+    "A person's client shows this pane, or may type into it (input tools refuse it).",
+  ),
 }).strict();
 
 /** A session row. */

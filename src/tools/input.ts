@@ -4,7 +4,12 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { type InputTarget, preflightSynchronize, withInputGuard } from "../guard.ts";
+import {
+  type InputTarget,
+  preflightInput,
+  preflightSynchronize,
+  withInputGuard,
+} from "../guard.ts";
 import {
   ARGV_TEXT_BYTES,
   checkInputText,
@@ -103,9 +108,10 @@ export const inputTools = [
     title: "Type or press keys in a pane",
     description: "Type text or press a key in a pane, as a person at the keyboard would; a " +
       "shell that receives it runs it with your user's permissions. `keys` is ONE tmux key " +
-      "name or a text: a key name (C-c, Escape, Up, Down, Tab, BTab, F5, PPage, M-x…) is " +
-      "pressed, any other string is typed as it is (a string starting with 0x is always " +
-      "typed). Enter is pressed afterwards unless `enter: false`. Examples: " +
+      "name or a text: a key name spelled exactly as tmux does (C-c, M-x, Escape, Enter, Up, " +
+      "Down, Tab, BTab, Space, BSpace, Home, End, PPage, NPage, F1–F12…) is pressed; any other " +
+      'string — "end", "^c", "0x41" included — is typed as it is. Enter is pressed afterwards ' +
+      "unless `enter: false`. Examples: " +
       '`{keys: "ls -la"}` types the command and runs it; `{keys: "C-c", enter: false}` ' +
       'interrupts the running program; `{keys: "Up", enter: false}` recalls the previous shell ' +
       "command; `literal: true` types the text even when it spells a key name. Text arrives " +
@@ -201,11 +207,13 @@ export const inputTools = [
       "text (code, heredocs, prompts for a REPL or TUI); a shell that receives it runs it with " +
       "your user's permissions. The text (up to 1 MiB) goes through a private, uniquely named " +
       "tmux buffer loaded from stdin and deleted right after, so it arrives whole and intact; " +
-      "newlines arrive as a terminal sends them (carriage returns), wrapped in bracketed-paste " +
+      "newlines (LF or CRLF) arrive as a terminal sends them (one carriage return each; " +
+      "bracketed-paste markers inside the text are removed), wrapped in bracketed-paste " +
       "markers when the program asked for them, so a shell or editor takes it as one paste " +
       "instead of running each line. With `enter: true` (default false) Enter is pressed " +
       `${PASTE_ENTER_DELAY_MS} ms after the paste, because programs that debounce pastes ` +
-      `swallow an Enter that arrives with it. Returns the UTF-8 byte count. ${GUARD_TEXT}`,
+      "swallow an Enter that arrives with it; the pane is checked again before that Enter. " +
+      `Returns the UTF-8 byte count pasted. ${GUARD_TEXT}`,
     input: z.object({
       paneId: paneIdSchema,
       text: z.string().min(1).max(INPUT_MAX_BYTES).describe(
@@ -228,6 +236,23 @@ export const inputTools = [
         const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
         if (enter) {
           await pause(PASTE_ENTER_DELAY_MS, ctx.signal);
+          // The pause is long enough for a person to arrive or a mode to start: check again,
+          // and refuse the Enter (the paste already happened) if the pane is no longer ours.
+          try {
+            const again = await preflightInput(ctx, paneId, force);
+            if (again.resolvedPaneIds.join() !== target.resolvedPaneIds.join()) {
+              throw new ToolError(
+                "target_denied",
+                "the synchronized panes changed during the paste",
+                {
+                  hint:
+                    "The text was pasted but Enter was not pressed; check the panes and press Enter with send_keys.",
+                },
+              );
+            }
+          } catch (error) {
+            throw error instanceof ToolError ? error.withEffects("possible") : error;
+          }
           await pressEnter(ctx.tmux, paneId, ctx.signal);
         }
         return { paneId, resolvedPaneIds: target.resolvedPaneIds, bytes };
@@ -254,15 +279,31 @@ export const inputTools = [
     annotations: "setter",
     capability: META,
     handler: async ({ windowId, enabled, force = false }, ctx) => {
+      const queue = ctx.tmux.inputQueue;
+      if (!queue) throw new Error("internal: this context has no input queue");
       for (let attempt = 1;; attempt++) {
         const panes = await preflightSynchronize(ctx, windowId, enabled, force);
+        // Wait for input in flight to these panes (a paste and its Enter) before the cohort
+        // changes under it, and check again once they are ours.
+        const release = await queue.acquire(new Set(panes), ctx.signal);
         try {
+          const again = await preflightSynchronize(ctx, windowId, enabled, force);
+          if (again.join() !== panes.join()) {
+            if (attempt >= 3) {
+              throw new ToolError("busy", `the panes of ${windowId} kept changing`, {
+                hint: "Panes are being added or closed right now; retry shortly.",
+              });
+            }
+            continue;
+          }
           await setSynchronizePanes(ctx.tmux, windowId, enabled, panes, ctx.signal);
           return { windowId, enabled };
         } catch (error) {
-          // A pane closed between the listing and the change: list again once.
+          // A pane closed between the listing and the change: list again.
           const vanished = error instanceof ToolError && error.code === "target_not_found";
-          if (!vanished || attempt >= 2) throw error;
+          if (!vanished || attempt >= 3) throw error;
+        } finally {
+          release();
         }
       }
     },

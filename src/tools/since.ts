@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { cleanTerminalText, completeUtf8Length } from "../live/terminal_text.ts";
-import { CURSOR_PATTERN, formatCursor, parseCursor, type WaitOutcome } from "../live/stream.ts";
+import { cleanTerminalText, readableLength } from "../live/terminal_text.ts";
+import { CURSOR_PATTERN, formatCursor, parseCursor } from "../live/stream.ts";
 import { boundText, TEXT_LIMITS } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
@@ -113,11 +113,15 @@ export const sinceTools = [
 
       if (args.cursor === undefined) {
         const stream = await live.join(args.paneId, ctx.signal);
-        // Mark first, capture second: output racing the start may repeat, never vanish.
+        // Mark first, capture second: output racing the start may repeat, never vanish. The
+        // screen is read by a one-shot tmux call, so no pane text ever crosses the control
+        // channel (where it could imitate the channel's own reply lines).
         const mark = stream.total;
-        const screen = await live.screen(stream, ctx.signal);
+        const screen = await capturePane(ctx.tmux, args.paneId, {
+          maxRows: Math.min(maxLines, maxBytes + 1),
+        }, ctx.signal);
         return {
-          ...bounded(screen.replace(/\n+$/, ""), maxLines, maxBytes),
+          ...bounded(screen.text.replace(/\n+$/, ""), maxLines, maxBytes),
           cursor: formatCursor(stream.id, mark),
           paneId: stream.paneId,
           generation: stream.generation,
@@ -138,30 +142,39 @@ export const sinceTools = [
         throw stale(`this cursor belongs to ${stream.paneId}'s stream, not ${args.paneId}'s`);
       }
       if (offset > stream.total) throw stale("this cursor points past the stream's end");
-      const generation = await live.generation(stream, ctx.signal);
-      if (generation === null) {
-        live.drop(stream, "the pane is gone");
-        throw new ToolError("target_not_found", `no pane ${args.paneId}`, {
-          hint: "The pane was closed; call list_panes.",
-        });
+      await ensureCurrent(live, stream, args.paneId, ctx.signal);
+
+      // Read what is complete after the cursor; with waitMs, sleep on the stream until some
+      // readable text arrives. A character or escape sequence still being written is held back
+      // (the cursor stays before it) and does not count as output.
+      const deadline = Date.now() + timeoutMs;
+      let missedBytes = 0;
+      let from = offset;
+      let text = "";
+      let outcome: Outcome = "idle";
+      for (;;) {
+        missedBytes += Math.max(0, stream.start - from);
+        const { bytes } = stream.read(from);
+        const usable = readableLength(bytes);
+        const start = Math.max(from, stream.start);
+        text += cleanTerminalText(decoder.decode(bytes.subarray(0, usable)));
+        from = start + usable;
+        if (text !== "") {
+          outcome = "output";
+          break;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          outcome = timeoutMs > 0 ? "timeout" : "idle";
+          break;
+        }
+        await stream.waitForOutput(stream.total, left, ctx.signal);
       }
-      if (generation !== stream.generation) {
-        live.drop(stream, "the pane was replaced");
-        throw stale(`pane ${args.paneId} was replaced since this cursor was issued`);
-      }
-      let outcome: Outcome = stream.total > offset ? "output" : "idle";
-      if (outcome === "idle" && timeoutMs > 0) {
-        const waited: WaitOutcome = await stream.waitForOutput(offset, timeoutMs, ctx.signal);
-        outcome = waited;
-      }
-      const { bytes, missedBytes } = stream.read(offset);
-      // Stop before a character split across output chunks; the next read starts with it whole.
-      const complete = completeUtf8Length(bytes);
-      const end = stream.total - (bytes.length - complete);
-      const text = cleanTerminalText(decoder.decode(bytes.subarray(0, complete)));
+      // A pane closed while we waited is reported as such, not as a quiet timeout.
+      if (outcome === "timeout") await ensureCurrent(live, stream, args.paneId, ctx.signal);
       return {
         ...bounded(text, maxLines, maxBytes),
-        cursor: formatCursor(stream.id, end),
+        cursor: formatCursor(stream.id, from),
         paneId: stream.paneId,
         generation: stream.generation,
         streaming: true,
@@ -171,6 +184,28 @@ export const sinceTools = [
     },
   }),
 ];
+
+/** Refuse a cursor whose pane is gone, was replaced, or moved out of the watched session. */
+async function ensureCurrent(
+  live: NonNullable<ToolContext["live"]>,
+  stream: Parameters<NonNullable<ToolContext["live"]>["check"]>[0],
+  paneId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const state = await live.check(stream, signal);
+  if (state === "same") return;
+  live.drop(stream, `the pane was ${state}`);
+  if (state === "gone") {
+    throw new ToolError("target_not_found", `no pane ${paneId}`, {
+      hint: "The pane was closed; call list_panes.",
+    });
+  }
+  throw stale(
+    state === "moved"
+      ? `pane ${paneId} moved to another session since this cursor was issued`
+      : `pane ${paneId} was replaced since this cursor was issued`,
+  );
+}
 
 /** Without live mode: a plain bounded capture; a wait polls the screen until it changes. */
 async function fallback(
