@@ -296,21 +296,10 @@ Deno.test("guard: a pane a person watches is refused even with force; --allow-wa
   await using fx = await server();
   const watchedPane = await fx.display("=in:0", "#{pane_id}");
   const rx = await receiver(fx, "unwatched"); // another window: not on the person's screen
-  const attach = new Deno.Command("script", {
-    args: ["-q", "-c", `tmux -S ${fx.socket} attach -t =in`, "/dev/null"],
-    clearEnv: true,
-    env: cleanEnv({ TERM: "xterm" }),
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const detach = await fx.attachPerson("in");
   const strict = await connectInProcess(["-S", fx.socket]);
   const allowing = await connectInProcess(["-S", fx.socket, "--allow-watched-panes"]);
   try {
-    assert(
-      await eventually(async () => (await fx.tmux("list-clients")).trim() !== ""),
-      "a person's client attached",
-    );
     for (const force of [false, true]) {
       const denied = await fails(strict.client, "send_keys", {
         paneId: watchedPane,
@@ -330,11 +319,7 @@ Deno.test("guard: a pane a person watches is refused even with force; --allow-wa
   } finally {
     await strict.close();
     await allowing.close();
-    // Detaching ends the person's client and with it `script` (which takes ~2 s on SIGTERM).
-    await fx.tmux("detach-client", "-s", "=in").catch(() => {});
-    const fallback = setTimeout(() => attach.kill("SIGKILL"), 3000);
-    await attach.status;
-    clearTimeout(fallback);
+    await detach();
   }
 });
 
@@ -694,5 +679,48 @@ Deno.test("paste_text: CRLF becomes one Enter and embedded paste markers are rem
     assertEquals((await fx.tmux("list-buffers")).trim(), "");
   } finally {
     await close();
+  }
+});
+
+Deno.test("guard: a watched pane reached through a synchronized partner or a linked window is refused", async () => {
+  await using fx = await server();
+  // Window 0 of "in" (what a person attached to "in" sees): two synchronized panes.
+  const shown = await fx.display("=in:0", "#{pane_id}");
+  const partner = (await fx.tmux(
+    "split-window",
+    "-d",
+    "-t",
+    shown,
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "sleep 100000",
+  )).trim();
+  await fx.tmux("set-option", "-w", "-t", "=in:0", "synchronize-panes", "on");
+  // A window of "in" that only a second session shows, and someone watches that one.
+  const rx = await receiver(fx, "linked");
+  const linkedWindow = await fx.display(rx.paneId, "#{window_id}");
+  await fx.tmux("new-session", "-d", "-s", "other", "sleep 100000");
+  await fx.tmux("link-window", "-s", linkedWindow, "-t", "=other:7");
+  await fx.tmux("select-window", "-t", "=other:7");
+  const detachIn = await fx.attachPerson("in");
+  const detachOther = await fx.attachPerson("other");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const viaPartner = await fails(client, "send_keys", {
+      paneId: partner,
+      keys: "x",
+      force: true,
+    });
+    assertEquals(viaPartner.code, "target_denied");
+    assertMatch(viaPartner.text, new RegExp(`watching pane ${shown}`));
+    const viaLink = await fails(client, "send_keys", { paneId: rx.paneId, keys: "x", force: true });
+    assertEquals(viaLink.code, "target_denied");
+    // (The person's own client may type into it; what matters is that our "x" never arrived.)
+    assert(!(await Deno.readFile(rx.file)).includes(0x78), "nothing of ours arrived");
+  } finally {
+    await close();
+    await detachIn();
+    await detachOther();
   }
 });

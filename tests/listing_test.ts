@@ -1,7 +1,7 @@
 /** list_sessions, list_windows, list_panes in-process against real tmux. */
 import { assert, assertEquals } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
-import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
+import { eventually, TmuxFixture } from "./support/fixture.ts";
 
 interface Pane {
   paneId: string;
@@ -270,30 +270,6 @@ Deno.test("isCaller: the pane of $TMUX_PANE on the same server pid only", async 
   }
 });
 
-/** Attach a person's terminal client (under `script`, which gives it a tty); detach to end it. */
-async function attachPerson(fx: TmuxFixture, session: string, flags: string[] = []) {
-  const child = new Deno.Command("script", {
-    args: [
-      "-q",
-      "-c",
-      `tmux -S ${fx.socket} attach ${flags.join(" ")} -t =${session}`,
-      "/dev/null",
-    ],
-    clearEnv: true,
-    env: cleanEnv({ TERM: "xterm" }),
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  assert(await eventually(async () => (await fx.tmux("list-clients")).includes(session)));
-  return async () => {
-    await fx.tmux("detach-client", "-s", `=${session}`).catch(() => {});
-    const fallback = setTimeout(() => child.kill("SIGKILL"), 3000);
-    await child.status;
-    clearTimeout(fallback);
-  };
-}
-
 async function attended(fx: TmuxFixture): Promise<string[]> {
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
@@ -310,7 +286,7 @@ Deno.test("isAttended: a terminal client watches its window's active pane only",
   // A second, inactive window: its active pane is not on anyone's screen.
   await fx.tmux("new-window", "-d", "-t", "=watched:", "sleep 100000");
   await fx.tmux("new-session", "-d", "-s", "alone", "sleep 100000");
-  const detach = await attachPerson(fx, "watched");
+  const detach = await fx.attachPerson("watched");
   try {
     assertEquals(await attended(fx), [await fx.display("=watched:", "#{pane_id}")]);
     const { client, close } = await connectInProcess(["-S", fx.socket]);
@@ -337,7 +313,7 @@ Deno.test("isAttended: a client with its own active pane watches its whole windo
   await fx.tmux("new-window", "-d", "-t", "=own:", "sleep 100000");
   // tmux 3.3's `attach -f active-pane`: the client may type into any pane of its window, and no
   // format tells which.
-  const detach = await attachPerson(fx, "own", ["-f", "active-pane"]);
+  const detach = await fx.attachPerson("own", ["-f", "active-pane"]);
   try {
     const window0 = (await fx.tmux("list-panes", "-t", "=own:0", "-F", "#{pane_id}")).trim().split(
       "\n",
@@ -353,21 +329,14 @@ Deno.test("isAttended: a control client that is not ours (iTerm2 -CC) watches it
   await fx.tmux("split-window", "-d", "-t", "=cc:0", "sleep 100000");
   await fx.tmux("new-window", "-d", "-t", "=cc:", "sleep 100000");
   await fx.tmux("new-session", "-d", "-s", "other", "sleep 100000");
-  const person = new Deno.Command("tmux", {
-    args: ["-u", "-S", fx.socket, "-C", "attach", "-t", "=cc"],
-    stdin: "piped",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const detach = await fx.attachControlPerson("cc");
   try {
-    assert(await eventually(async () => (await fx.tmux("list-clients")).trim() !== ""));
     const all = (await fx.tmux("list-panes", "-s", "-t", "=cc", "-F", "#{pane_id}")).trim().split(
       "\n",
     );
     assertEquals(await attended(fx), all.sort());
   } finally {
-    await person.stdin.close();
-    await person.status;
+    await detach();
   }
 });
 

@@ -1,8 +1,7 @@
 /** The live engine: control channel, capture_since cursors, waits, lifetimes, failures. */
 import { assert, assertEquals, assertRejects } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
-import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
-import { TmuxRunner } from "../src/tmux/command.ts";
+import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { ControlClient, decodeOutput, quoteControlArgument } from "../src/tmux/control.ts";
 import { literal } from "../src/tmux/format.ts";
 import { ToolError } from "../src/errors.ts";
@@ -34,11 +33,7 @@ function alive(pid: number): boolean {
 
 Deno.test("control channel: hostile values arrive literally and smuggle nothing", async () => {
   await using fx = await TmuxFixture.start();
-  const runner = new TmuxRunner({
-    socket: { kind: "path", path: fx.socket },
-    env: (n) => cleanEnv()[n],
-  });
-  const client = await ControlClient.open(runner, "$0", { onOutput() {}, onClose() {} });
+  const client = await ControlClient.open(fx.runner(), "$0", { onOutput() {}, onClose() {} });
   try {
     const values = [
       "$HOME and ${HOME} and ~",
@@ -291,26 +286,15 @@ Deno.test("our control client is never a person and never resizes the window", a
     let panes = (await ok<{ panes: Array<{ isAttended: boolean }> }>(client, "list_panes")).panes;
     assertEquals(panes.map((p) => p.isAttended), [false]);
 
-    const person = new Deno.Command("tmux", {
-      args: ["-u", "-S", fx.socket, "-C", "attach", "-t", "=big"],
-      stdin: "piped",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const detach = await fx.attachControlPerson("big");
     try {
-      assert(
-        await eventually(async () =>
-          (await fx.tmux("list-clients")).trim().split("\n").length === 2
-        ),
-      );
       const sessions =
         (await ok<{ sessions: Array<{ attached: number }> }>(client, "list_sessions")).sessions;
       assertEquals(sessions.map((s) => s.attached), [1]);
       panes = (await ok<{ panes: Array<{ isAttended: boolean }> }>(client, "list_panes")).panes;
       assertEquals(panes.map((p) => p.isAttended), [true]);
     } finally {
-      await person.stdin.close();
-      await person.status;
+      await detach();
     }
   } finally {
     await close();
@@ -349,11 +333,7 @@ Deno.test("capture_since with --no-live: plain bounded captures, streaming false
 
 Deno.test("control quoting: a leading ~, CR and control bytes are literal; NUL is refused", async () => {
   await using fx = await TmuxFixture.start();
-  const runner = new TmuxRunner({
-    socket: { kind: "path", path: fx.socket },
-    env: (n) => cleanEnv()[n],
-  });
-  const client = await ControlClient.open(runner, "$0", { onOutput() {}, onClose() {} });
+  const client = await ControlClient.open(fx.runner(), "$0", { onOutput() {}, onClose() {} });
   try {
     for (const value of ["~", "~/x", "~root", "a\rb", "bell\x07", "{ x }", "%if 1"]) {
       await client.command(["rename-window", "-t", "@0", literal(value)]);

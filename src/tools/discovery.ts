@@ -84,7 +84,11 @@ async function listing<T>(
   try {
     rows = await fetch();
   } catch (error) {
-    if (error instanceof ToolError && error.code === "server_not_running") {
+    // A server that exits while we connect ("server exited unexpectedly") is as good as gone.
+    if (
+      error instanceof ToolError &&
+      (error.code === "server_not_running" || error.code === "server_gone")
+    ) {
       return {
         rows: [],
         note: `no tmux server is running on ${describeSocket(ctx.config.socket)}`,

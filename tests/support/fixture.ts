@@ -3,6 +3,8 @@
  * pane programs, killed in teardown. Tests never touch the default tmux server.
  */
 
+import { TmuxRunner } from "../../src/tmux/command.ts";
+
 /** Prefix of every fixture directory; the leftover check looks for it. */
 export const FIXTURE_PREFIX = "tmux-mcp-test-";
 
@@ -86,6 +88,66 @@ export class TmuxFixture {
   /** The server's pid. */
   async serverPid(): Promise<number> {
     return Number((await this.tmux("display-message", "-p", "#{pid}")).trim());
+  }
+
+  /** A runner of ours pinned to this server (for funnel-level tests). */
+  runner(): TmuxRunner {
+    const env = cleanEnv();
+    return new TmuxRunner({ socket: { kind: "path", path: this.socket }, env: (n) => env[n] });
+  }
+
+  /**
+   * Attach a person's terminal client to a session (under `script`, which gives it a tty), with
+   * extra attach flags such as `-f active-pane`. Resolves once tmux lists it; call the returned
+   * function to detach it and wait for it to exit.
+   */
+  async attachPerson(session: string, flags: string[] = []): Promise<() => Promise<void>> {
+    const child = new Deno.Command("script", {
+      args: [
+        "-q",
+        "-c",
+        `tmux -S ${this.socket} attach ${flags.join(" ")} -t =${session}`,
+        "/dev/null",
+      ],
+      clearEnv: true,
+      env: cleanEnv({ TERM: "xterm" }),
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await this.#waitForClient(session);
+    return async () => {
+      // Detaching ends the client and with it `script` (which takes ~2 s on SIGTERM).
+      await this.tmux("detach-client", "-s", `=${session}`).catch(() => {});
+      const fallback = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await child.status;
+      clearTimeout(fallback);
+    };
+  }
+
+  /**
+   * Attach a control-mode client that is NOT the server's own (as iTerm2's `-CC` is): a person.
+   * Call the returned function to end it.
+   */
+  async attachControlPerson(session: string): Promise<() => Promise<void>> {
+    const child = new Deno.Command("tmux", {
+      args: ["-u", "-S", this.socket, "-C", "attach", "-t", `=${session}`],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await this.#waitForClient(session);
+    return async () => {
+      await child.stdin.close();
+      await child.status;
+    };
+  }
+
+  async #waitForClient(session: string): Promise<void> {
+    const attached = await eventually(async () =>
+      (await this.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes(session)
+    );
+    if (!attached) throw new Error(`no client attached to ${session}`);
   }
 
   /** Kill the server (if still running) and remove the directory. */
