@@ -58,8 +58,8 @@ export function checkPaneAccess(
   if (pane.isAttended && !rules.allowWatchedPanes) {
     throw new ToolError(
       "target_denied",
-      `a person is watching pane ${pane.paneId}${via} (the active pane of a window an ` +
-        `attached client shows): ${rules.action} is refused`,
+      `a person is watching pane ${pane.paneId}${via} (an attached client shows it or may ` +
+        `type into it): ${rules.action} is refused`,
       {
         hint: "force does not override this rule. Pick another pane, or ask the person: they " +
           "can detach or switch window, or restart this server with --allow-watched-panes " +
