@@ -4,7 +4,7 @@
  * @module
  */
 import process from "node:process";
-import { SURFACE } from "./src/catalog.ts";
+import { SURFACE, TOOLS } from "./src/catalog.ts";
 import { ConfigError, helpText, parseConfig } from "./src/config.ts";
 import { ToolError } from "./src/errors.ts";
 import { StdioServerTransport } from "./src/sdk.ts";
@@ -52,6 +52,10 @@ async function main(): Promise<number | undefined> {
   }
 
   const built = createTmuxMcpServer({ config, env: readEnv, version: VERSION, log: say });
+  const missing = config.tools.filter((name) => !TOOLS.some((t) => t.name === name));
+  if (missing.length > 0) {
+    say(`not in ${VERSION} yet, so not served: ${missing.join(", ")}`);
+  }
   say(
     `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
       config.toolsets.join(",") || "(none)"

@@ -2,8 +2,8 @@
  * Regenerates the README's tool table from the manifest, between the `tools:start`/`tools:end`
  * markers. `--check` exits 1 instead of writing when the README is out of date.
  *
- *   deno task readme            # rewrite README.md
- *   deno task readme --check    # verify only
+ *   deno task readme          # rewrite and format README.md
+ *   deno task readme:check    # verify only
  */
 import { inputJsonSchema, TOOLS } from "../src/catalog.ts";
 

@@ -17,6 +17,7 @@
  */
 import { ToolError } from "./errors.ts";
 import { type PaneDetails, type PaneRow, snapshot } from "./tmux/queries.ts";
+import { paneNotFound, windowNotFound } from "./tmux/targets.ts";
 import type { ToolContext } from "./tool_spec.ts";
 
 /** What a preflight resolved for one input call. */
@@ -139,9 +140,7 @@ export async function preflightInput(
   const panes = mergeRows(snap.panes);
   const target = panes.get(paneId);
   if (!target) {
-    throw new ToolError("target_not_found", `no pane ${paneId}`, {
-      hint: "Call list_panes and use a paneId from it.",
-    });
+    throw paneNotFound(paneId);
   }
   checkReadsInput(target);
   const zoomed = snap.windows.some((w) => w.windowId === target.windowId && w.zoomed);
@@ -218,9 +217,7 @@ export async function preflightSynchronize(
 ): Promise<string[]> {
   const snap = await snapshot(ctx.tmux, { windows: true, panes: { all: true } }, ctx.signal);
   if (!snap.windows.some((w) => w.windowId === windowId)) {
-    throw new ToolError("target_not_found", `no window ${windowId}`, {
-      hint: "Call list_windows and use a windowId from it.",
-    });
+    throw windowNotFound(windowId);
   }
   const panes = [...mergeRows(snap.panes).values()].filter((p) => p.windowId === windowId);
   if (enabling) {

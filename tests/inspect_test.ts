@@ -213,6 +213,32 @@ Deno.test("find_pane_by_position: each corner of a 2x2 grid, and zoom", async ()
   });
 });
 
+Deno.test("get_tmux_variables: environment names are withheld, long values cut", async () => {
+  // A pane whose title a program set to 10,000 characters.
+  await using fx = await TmuxFixture.start({
+    session: "env",
+    command: `sh -c 'printf "\\033]2;%010000d\\033\\\\" 0; exec sleep 100000'`,
+  });
+  await fx.tmux("set-environment", "-g", "GITHUB_TOKEN", "ghp_global_secret");
+  await fx.tmux("set-environment", "-t", "=env", "http_proxy", "http://user:pw@proxy");
+  assert(await eventually(async () => (await fx.display("%0", "#{pane_title}")).length > 9000));
+  // tmux itself answers environment names through formats: the leak being closed.
+  assertEquals(await fx.display("%0", "#{GITHUB_TOKEN}"), "ghp_global_secret");
+  await withServer(fx, async ({ client }) => {
+    const result = await ok<
+      { values: Record<string, string>; withheld: string[]; truncated?: boolean }
+    >(client, "get_tmux_variables", {
+      names: ["GITHUB_TOKEN", "http_proxy", "session_name", "pane_title"],
+      paneId: "%0",
+    });
+    assertEquals(result.withheld.sort(), ["GITHUB_TOKEN", "http_proxy"]);
+    assertEquals(Object.keys(result.values).sort(), ["pane_title", "session_name"]);
+    assert(!JSON.stringify(result).includes("secret") && !JSON.stringify(result).includes("pw@"));
+    assertEquals(result.values.pane_title.length, 4096);
+    assertEquals(result.truncated, true);
+  });
+});
+
 Deno.test("get_tmux_variables: bare names only, resolved for the pane, unknown empty", async () => {
   await using fx = await TmuxFixture.start();
   await fx.tmux("split-window", "-d", "sleep 100000");

@@ -152,3 +152,37 @@ Deno.test("show_hooks: global and session hooks with their commands", async () =
     await close();
   }
 });
+
+Deno.test("settings values are bounded and say so: option, environment", async () => {
+  await using fx = await TmuxFixture.start({ session: "big" });
+  // One tmux command cannot carry more than ~16 KiB: build the value by appending.
+  await fx.tmux("set-option", "-g", "@big", "o".repeat(10_000));
+  await fx.tmux("set-option", "-ga", "@big", "o".repeat(10_000));
+  await fx.tmux("set-environment", "-g", "BIG_VALUE", "e".repeat(5_000));
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const option = await ok<{ value: string; truncated?: boolean }>(client, "show_option", {
+      name: "@big",
+      scope: "global-session",
+    });
+    assertEquals([option.value.length, option.value.endsWith("…"), option.truncated], [
+      16_384,
+      true,
+      true,
+    ]);
+    const env = await ok<
+      { variables: Array<{ name: string; value?: string }>; truncated?: boolean }
+    >(
+      client,
+      "show_environment",
+    );
+    const big = env.variables.find((v) => v.name === "BIG_VALUE")!;
+    assertEquals([big.value!.length, env.truncated], [4096, true]);
+    const small = await ok<{ truncated?: boolean }>(client, "show_option", {
+      name: "buffer-limit",
+    });
+    assertEquals(small.truncated, undefined);
+  } finally {
+    await close();
+  }
+});

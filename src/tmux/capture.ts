@@ -13,7 +13,7 @@ import {
   separators,
   splitSections,
 } from "./format.ts";
-import { generationOf, PANE_ID } from "./targets.ts";
+import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { ToolError } from "../errors.ts";
 import { clipText, FIELD_LIMITS } from "../results.ts";
 
@@ -40,23 +40,6 @@ export interface PaneCapture {
 }
 
 const HEADER_VARS = ["pane_id", "pane_pid", "pid", "pane_height", "history_size"] as const;
-
-function paneArg(paneId: string): string {
-  if (!PANE_ID.test(paneId)) throw new Error("internal: not a pane id");
-  return paneId;
-}
-
-function notFound(paneId: string): ToolError {
-  return new ToolError("target_not_found", `no pane ${paneId}`, {
-    hint: "Call list_panes and use a paneId from it.",
-  });
-}
-
-/** Map a missing-pane failure to a clear `target_not_found`. */
-function rethrowMissing(error: unknown, paneId: string): never {
-  if (error instanceof ToolError && error.code === "target_not_found") throw notFound(paneId);
-  throw error;
-}
 
 function section(sections: Section[], tag: string): Section | undefined {
   return sections.find((s) => s.tag === tag);
@@ -87,10 +70,10 @@ export async function capturePane(
     ["display-message", "-p", "-t", paneId, rowTemplate(sep, "H", HEADER_VARS)],
     marker(sep, "T"),
     args,
-  ], { signal }).catch((error) => rethrowMissing(error, paneId));
+  ], { signal }).catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
   const header = section(sections, "H")?.fields ?? [];
-  if (header[0] !== paneId) throw notFound(paneId);
+  if (header[0] !== paneId) throw paneNotFound(paneId);
   const [, panePid, serverPid, height, historySize] = header.map((f, i) => i === 0 ? 0 : int(f));
   const text = section(sections, "T")?.body ?? "";
   const clampedTop = Math.min(Math.max(start ?? 0, -historySize), height - 1);
@@ -152,10 +135,10 @@ export async function snapshotPane(
     ["display-message", "-p", "-t", paneArg(paneId), rowTemplate(sep, "H", STATE_VARS)],
     marker(sep, "T"),
     ["capture-pane", "-p", "-t", paneId],
-  ], { signal }).catch((error) => rethrowMissing(error, paneId));
+  ], { signal }).catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
   const f = section(sections, "H")?.fields ?? [];
-  if (f[0] !== paneId || f.length !== STATE_VARS.length) throw notFound(paneId);
+  if (f[0] !== paneId || f.length !== STATE_VARS.length) throw paneNotFound(paneId);
   const dead = flag(f[11]);
   const inMode = flag(f[7]);
   return {

@@ -23,7 +23,7 @@ import { preview, ToolError } from "../errors.ts";
 import type { TmuxCommand } from "./command.ts";
 import type { TmuxContext } from "./context.ts";
 import { nonce } from "./format.ts";
-import { PANE_ID, WINDOW_ID } from "./targets.ts";
+import { paneArg, WINDOW_ID } from "./targets.ts";
 
 /** Text up to this many UTF-8 bytes goes as one `send-keys` argument; more goes via a buffer. */
 export const ARGV_TEXT_BYTES = 8192;
@@ -33,11 +33,6 @@ export const INPUT_MAX_BYTES = 1_048_576;
 export const BUFFER_PREFIX = "tmux-mcp-";
 
 const encoder = new TextEncoder();
-
-function paneArg(paneId: string): string {
-  if (!PANE_ID.test(paneId)) throw new Error("internal: not a pane id");
-  return paneId;
-}
 
 /** Refuse text tmux cannot carry (NUL) or that is over {@link INPUT_MAX_BYTES}; return its bytes. */
 export function checkInputText(text: string, what: string): Uint8Array {

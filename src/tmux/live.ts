@@ -14,7 +14,7 @@ import type { TmuxContext } from "./context.ts";
 import { ControlClient } from "./control.ts";
 import { int, rowTemplate, separators } from "./format.ts";
 import { snapshot } from "./queries.ts";
-import { generationOf, PANE_ID } from "./targets.ts";
+import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 
 /** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
 export interface LiveOptions {
@@ -94,13 +94,8 @@ export class LiveEngine {
       this.#drop(existing, `the pane was ${state}`);
     }
     const row = (await snapshot(this.#ctx, { panes: { windowOf: paneId } }, signal)
-      .catch((error) => {
-        if (error instanceof ToolError && error.code === "target_not_found") {
-          throw new ToolError("target_not_found", `no pane ${paneId}`);
-        }
-        throw error;
-      })).panes.find((p) => p.paneId === paneId);
-    if (!row) throw new ToolError("target_not_found", `no pane ${paneId}`);
+      .catch((error) => rethrowPaneMissing(error, paneId))).panes.find((p) => p.paneId === paneId);
+    if (!row) throw paneNotFound(paneId);
     const connection = await this.#connect(row.sessionId);
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     // Another call may have started the stream while we connected.
@@ -261,9 +256,4 @@ export class LiveEngine {
       }
     }
   }
-}
-
-function paneArg(paneId: string): string {
-  if (!PANE_ID.test(paneId)) throw new Error("internal: not a pane id");
-  return paneId;
 }

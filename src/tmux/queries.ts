@@ -6,16 +6,27 @@
 import type { TmuxContext } from "./context.ts";
 import { ToolError } from "../errors.ts";
 import { clipText, FIELD_LIMITS } from "../results.ts";
-import { flag, int, parseRows, rowFormat, rowTemplate, separators } from "./format.ts";
+import { parseEnvironment } from "./environment.ts";
+import {
+  flag,
+  int,
+  marker,
+  parseRows,
+  rowFormat,
+  rowTemplate,
+  separators,
+  splitSections,
+} from "./format.ts";
 import {
   type ClientRow,
   generationOf,
   isCallerPane,
   isWatched,
-  PANE_ID,
+  paneArg,
+  paneNotFound,
   resolveSessionRef,
   watchers,
-  WINDOW_ID,
+  windowArg,
 } from "./targets.ts";
 
 /** A pane row with DESIGN §4's canonical keys. */
@@ -205,7 +216,7 @@ export async function snapshot(
     ...(server ? { server } : {}),
     sessions: SESSIONS.decode(rows).map((s) => ({
       sessionId: s.sessionId,
-      sessionName: s.sessionName,
+      sessionName: clipText(s.sessionName, FIELD_LIMITS.name),
       windows: int(s.windows),
       attached: watched.get(s.sessionId) ?? 0,
       created: new Date(int(s.created) * 1000).toISOString(),
@@ -217,7 +228,7 @@ export async function snapshot(
       windowIndex: int(w.windowIndex),
       windowName: clipText(w.windowName, FIELD_LIMITS.name),
       sessionId: w.sessionId,
-      sessionName: w.sessionName,
+      sessionName: clipText(w.sessionName, FIELD_LIMITS.name),
       active: flag(w.active),
       panes: int(w.panes),
       width: int(w.width),
@@ -234,7 +245,7 @@ export async function snapshot(
         paneId: p.paneId,
         generation: generationOf(serverPid, panePid),
         sessionId: p.sessionId,
-        sessionName: p.sessionName,
+        sessionName: clipText(p.sessionName, FIELD_LIMITS.name),
         windowId: p.windowId,
         windowIndex: int(p.windowIndex),
         windowName: clipText(p.windowName, FIELD_LIMITS.name),
@@ -273,13 +284,8 @@ export async function snapshot(
 function paneScopeArgs(scope: PaneScope): string[] {
   if ("all" in scope) return ["-a"];
   // Ids only: they are validated patterns, never names, so they cannot be prefix-matched.
-  if ("window" in scope) return ["-t", checkedId(scope.window, WINDOW_ID)];
-  return ["-t", checkedId(scope.windowOf, PANE_ID)];
-}
-
-function checkedId(id: string, pattern: RegExp): string {
-  if (!pattern.test(id)) throw new Error(`internal: ${id} is not an id`);
-  return id;
+  if ("window" in scope) return ["-t", windowArg(scope.window)];
+  return ["-t", paneArg(scope.windowOf)];
 }
 
 /** Every session of the server. */
@@ -313,35 +319,50 @@ export function tmuxVersion(ctx: TmuxContext, signal?: AbortSignal): Promise<str
 export const VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /**
- * Resolve format variables for a pane (or tmux's current pane when omitted) in one
- * `display-message`. Unknown variables resolve to "".
+ * Resolve format variables for a pane (or tmux's current pane when omitted) in one invocation.
+ * Unknown variables resolve to "". tmux looks a name that is no format variable up in the
+ * session and global environments, so any name found there is withheld (its value is not
+ * returned): the environment often carries credentials, and show_environment hides them too.
  */
 export async function readVariables(
   ctx: TmuxContext,
   names: readonly string[],
   paneId: string | undefined,
   signal?: AbortSignal,
-): Promise<{ paneId: string | null; values: Record<string, string> }> {
+): Promise<{ paneId: string | null; values: Record<string, string>; withheld: string[] }> {
   for (const name of names) {
     if (!VARIABLE_NAME.test(name)) throw new Error(`internal: unchecked variable name`);
   }
   const sep = separators();
-  const target = paneId === undefined ? [] : ["-t", checkedId(paneId, PANE_ID)];
-  const out = await ctx.runner.run(
+  const target = paneId === undefined ? [] : ["-t", paneArg(paneId)];
+  const out = await ctx.runner.run([
     ["display-message", "-p", ...target, rowTemplate(sep, "V", ["pane_id", ...names])],
-    { signal },
-  );
-  const row = parseRows(out, sep)[0];
-  const resolved = row?.fields[0] ?? "";
+    marker(sep, "G"),
+    ["show-environment", "-s", "-g"],
+    marker(sep, "L"),
+    ["show-environment", "-s", ...target],
+  ], { signal }).catch((error) => {
+    if (error instanceof ToolError && error.code === "target_not_found" && paneId) {
+      throw paneNotFound(paneId);
+    }
+    throw error;
+  });
+  const sections = splitSections(out, sep);
+  const row = sections.find((s) => s.tag === "V")?.fields ?? [];
+  const resolved = row[0] ?? "";
   // display-message does not fail for a missing pane: it answers with an empty context.
-  if (paneId !== undefined && resolved !== paneId) {
-    throw new ToolError("target_not_found", `no pane ${paneId}`, {
-      hint: "Call list_panes and use a paneId from it.",
-    });
-  }
+  if (paneId !== undefined && resolved !== paneId) throw paneNotFound(paneId);
+  const environment = new Set(
+    sections.filter((s) => s.tag === "G" || s.tag === "L")
+      .flatMap((s) => parseEnvironment(s.body).map((e) => e.name)),
+  );
   const values: Record<string, string> = {};
-  names.forEach((name, i) => values[name] = row?.fields[i + 1] ?? "");
-  return { paneId: resolved === "" ? null : resolved, values };
+  const withheld: string[] = [];
+  names.forEach((name, i) => {
+    if (environment.has(name)) withheld.push(name);
+    else values[name] = row[i + 1] ?? "";
+  });
+  return { paneId: resolved === "" ? null : resolved, values, withheld };
 }
 
 /** Resolve a session reference (`$N` or exact name) to its id with one listing. */

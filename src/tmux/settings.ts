@@ -5,6 +5,7 @@
 import { preview, ToolError } from "../errors.ts";
 import type { TmuxContext } from "./context.ts";
 import { rowTemplate, separators } from "./format.ts";
+import { type EnvironmentEntry, parseEnvironment } from "./environment.ts";
 import { resolveSession } from "./queries.ts";
 import { PANE_ID, WINDOW_ID } from "./targets.ts";
 
@@ -175,14 +176,9 @@ export async function showOption(
   return { value, set: global ? value !== null : set };
 }
 
-/** One environment variable; `value` is absent for variables marked removed. */
-export interface EnvironmentEntry {
-  name: string;
-  value?: string;
-  removed?: true;
-}
+export type { EnvironmentEntry };
 
-/** The global environment, or one session's. */
+/** The global environment, or one session's (see {@link parseEnvironment}). */
 export async function showEnvironment(
   ctx: TmuxContext,
   session: string | undefined,
@@ -190,14 +186,7 @@ export async function showEnvironment(
 ): Promise<EnvironmentEntry[]> {
   const scope = session === undefined ? ["-g"] : ["-t", await resolveSession(ctx, session, signal)];
   // -s prints shell syntax whose quoting makes values with newlines unambiguous.
-  const out = await ctx.runner.run(["show-environment", "-s", ...scope], { signal });
-  const entries: EnvironmentEntry[] = [];
-  const pattern = /unset ([^\s;]+);\n|([^\s=;]+)="((?:[^"\\]|\\[\s\S])*)"; export \2;\n/g;
-  for (const m of out.matchAll(pattern)) {
-    if (m[1] !== undefined) entries.push({ name: m[1], removed: true });
-    else entries.push({ name: m[2], value: m[3].replace(/\\([\s\S])/g, "$1") });
-  }
-  return entries;
+  return parseEnvironment(await ctx.runner.run(["show-environment", "-s", ...scope], { signal }));
 }
 
 /** One hook command. */

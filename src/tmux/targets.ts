@@ -13,6 +13,38 @@ export const WINDOW_ID = /^@\d+$/;
 /** Pattern of a session id. */
 export const SESSION_ID = /^\$\d+$/;
 
+/** A pane id about to reach tmux; anything else here is a bug of ours, not agent input. */
+export function paneArg(paneId: string): string {
+  if (!PANE_ID.test(paneId)) throw new Error("internal: not a pane id");
+  return paneId;
+}
+
+/** A window id about to reach tmux (see {@link paneArg}). */
+export function windowArg(windowId: string): string {
+  if (!WINDOW_ID.test(windowId)) throw new Error("internal: not a window id");
+  return windowId;
+}
+
+/** The error for a pane id that names no pane. */
+export function paneNotFound(paneId: string): ToolError {
+  return new ToolError("target_not_found", `no pane ${paneId}`, {
+    hint: "Call list_panes and use a paneId from it.",
+  });
+}
+
+/** Turn tmux's "can't find pane" for this pane into {@link paneNotFound}; rethrow the rest. */
+export function rethrowPaneMissing(error: unknown, paneId: string): never {
+  if (error instanceof ToolError && error.code === "target_not_found") throw paneNotFound(paneId);
+  throw error;
+}
+
+/** The error for a window id that names no window. */
+export function windowNotFound(windowId: string): ToolError {
+  return new ToolError("target_not_found", `no window ${windowId}`, {
+    hint: "Call list_windows and use a windowId from it.",
+  });
+}
+
 /** What a session reference resolves against: any rows carrying a session's id and name. */
 export interface SessionKey {
   sessionId: string;

@@ -141,8 +141,8 @@ export const batchTools = [
     name: "call_read_tools_batch",
     toolset: "inspect",
     title: "Run read-only tools in a batch",
-    description: "Run up to 16 inspect tools serially in one call — e.g. list panes, then " +
-      "capture three of them. One approval of this call covers every nested call: the nested " +
+    description: "Run up to 16 inspect tools serially in one call, for instance listing panes " +
+      "and then capturing three of them. One approval of this call covers every nested call: the nested " +
       "tools are not approved separately (only read-only inspect tools are allowed, and they " +
       "accept no executable input). Each row runs through the same validation and errors as a " +
       "direct call and carries that call's whole result; a row with bad arguments fails as a " +

@@ -4,14 +4,30 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
+import { boundRows, clipText } from "../results.ts";
 import { describeSocket } from "../tmux/command.ts";
 import { readVariables, snapshot, tmuxVersion } from "../tmux/queries.ts";
-import { checkGeneration, resolveSessionRef } from "../tmux/targets.ts";
+import {
+  checkGeneration,
+  paneNotFound,
+  resolveSessionRef,
+  rethrowPaneMissing,
+  windowNotFound,
+} from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
-import { paneRowSchema, sessionRowSchema, windowRowSchema } from "./discovery.ts";
+import {
+  LIST_BYTES,
+  LIST_LIMIT,
+  paneRowSchema,
+  sessionRowSchema,
+  windowRowSchema,
+} from "./discovery.ts";
 import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["metadata"] } as const;
+
+/** Characters of one variable's value returned at most (a title a program sets can be huge). */
+const VARIABLE_VALUE_CHARS = 4096;
 
 const generationSchema = z.string().min(1).max(128).describe(
   "The generation list_panes gave for this pane; if the pane was replaced since, the call fails " +
@@ -24,12 +40,6 @@ const geometrySchema = z.object({
   width: z.int(),
   height: z.int(),
 }).strict();
-
-function windowNotFound(windowId: string): ToolError {
-  return new ToolError("target_not_found", `no window ${windowId}`, {
-    hint: "Call list_windows and use a windowId from it.",
-  });
-}
 
 /** The metadata inspect tools' manifest entries. */
 export const inspectTools = [
@@ -115,6 +125,9 @@ export const inspectTools = [
       activeWindowId: z.string(),
       windows: z.array(windowRowSchema),
       windowCount: z.int(),
+      truncated: z.boolean().optional().describe(
+        `True when windows were left out (over ${LIST_LIMIT} or ${LIST_BYTES} bytes).`,
+      ),
     }).strict(),
     annotations: "inspect",
     capability: META,
@@ -122,13 +135,15 @@ export const inspectTools = [
       const snap = await snapshot(ctx.tmux, { sessions: true, windows: true }, ctx.signal);
       const id = resolveSessionRef(snap.sessions, session);
       const row = snap.sessions.find((s) => s.sessionId === id)!;
-      const windows = snap.windows.filter((w) => w.sessionId === row.sessionId)
+      const all = snap.windows.filter((w) => w.sessionId === row.sessionId)
         .map((w) => pickShape(windowRowSchema, w));
+      const windows = boundRows(all, LIST_LIMIT, LIST_BYTES);
       return {
         ...pickShape(sessionRowSchema, row),
         activeWindowId: row.activeWindowId,
-        windows,
-        windowCount: windows.length,
+        windows: windows.rows,
+        windowCount: all.length,
+        ...(windows.dropped > 0 ? { truncated: true } : {}),
       };
     },
   }),
@@ -143,6 +158,9 @@ export const inspectTools = [
       layout: z.string().describe("tmux layout string, usable with select_layout."),
       activePaneId: z.string().nullable(),
       panes: z.array(paneRowSchema),
+      truncated: z.boolean().optional().describe(
+        `True when panes were left out (over ${LIST_LIMIT} or ${LIST_BYTES} bytes).`,
+      ),
     }).strict(),
     annotations: "inspect",
     capability: META,
@@ -162,12 +180,14 @@ export const inspectTools = [
       }
       const window = snap.windows.find((w) => w.windowId === windowId);
       if (!window) throw windowNotFound(windowId);
-      const panes = snap.panes.map((p) => pickShape(paneRowSchema, p));
+      const all = snap.panes.map((p) => pickShape(paneRowSchema, p));
+      const panes = boundRows(all, LIST_LIMIT, LIST_BYTES);
       return {
         ...pickShape(windowRowSchema, window),
-        layout: window.layout,
-        activePaneId: panes.find((p) => p.active)?.paneId ?? null,
-        panes,
+        layout: clipText(window.layout, 16_384),
+        activePaneId: all.find((p) => p.active)?.paneId ?? null,
+        panes: panes.rows,
+        ...(panes.dropped > 0 ? { truncated: true } : {}),
       };
     },
   }),
@@ -190,16 +210,9 @@ export const inspectTools = [
     capability: META,
     handler: async ({ paneId, generation }, ctx) => {
       const snap = await snapshot(ctx.tmux, { panes: { windowOf: paneId } }, ctx.signal)
-        .catch((error) => {
-          if (error instanceof ToolError && error.code === "target_not_found") {
-            throw new ToolError("target_not_found", `no pane ${paneId}`, {
-              hint: "Call list_panes and use a paneId from it.",
-            });
-          }
-          throw error;
-        });
+        .catch((error) => rethrowPaneMissing(error, paneId));
       const pane = snap.panes.find((p) => p.paneId === paneId);
-      if (!pane) throw new ToolError("target_not_found", `no pane ${paneId}`);
+      if (!pane) throw paneNotFound(paneId);
       checkGeneration(pane, generation);
       return {
         ...pickShape(paneRowSchema, pane),
@@ -267,7 +280,10 @@ export const inspectTools = [
     title: "Read tmux format variables",
     description: "Resolve up to 32 tmux format variables (bare names such as " +
       "pane_current_command or window_zoomed_flag — not #{…} syntax) for a pane, or for tmux's " +
-      "current pane when paneId is omitted. Unknown names resolve to an empty string.",
+      "current pane when paneId is omitted. Unknown names resolve to an empty string. tmux " +
+      "would answer a name of an environment variable with its value; those are withheld " +
+      "(listed in `withheld`), as show_environment does, since the environment often carries " +
+      `credentials. Values are cut at ${VARIABLE_VALUE_CHARS} characters (\`truncated\`).`,
     input: z.object({
       names: z.array(
         z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/).max(64),
@@ -277,10 +293,21 @@ export const inspectTools = [
     output: z.object({
       paneId: z.string().nullable().describe("The pane the variables were resolved for."),
       values: z.record(z.string(), z.string()),
+      withheld: z.array(z.string()).describe("Names found in the environment: not returned."),
+      truncated: z.boolean().optional(),
     }).strict(),
     annotations: "inspect",
     capability: META,
-    handler: async ({ names, paneId }, ctx) =>
-      await readVariables(ctx.tmux, [...new Set(names)], paneId, ctx.signal),
+    handler: async ({ names, paneId }, ctx) => {
+      const read = await readVariables(ctx.tmux, [...new Set(names)], paneId, ctx.signal);
+      let truncated = false;
+      for (const [name, value] of Object.entries(read.values)) {
+        if (value.length > VARIABLE_VALUE_CHARS) {
+          read.values[name] = clipText(value, VARIABLE_VALUE_CHARS);
+          truncated = true;
+        }
+      }
+      return { ...read, ...(truncated ? { truncated } : {}) };
+    },
   }),
 ];

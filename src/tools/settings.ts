@@ -7,7 +7,9 @@ import {
   showHooks,
   showOption,
 } from "../tmux/settings.ts";
+import { boundRows, clipText, FIELD_LIMITS } from "../results.ts";
 import { defineTool } from "../tool_spec.ts";
+import { LIST_BYTES, LIST_LIMIT } from "./discovery.ts";
 import { sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["configuration"] } as const;
@@ -16,7 +18,10 @@ const META = { reach: "none", effects: "observe", output: ["configuration"] } as
 export const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH|COOKIE/i;
 
 /** Bounds of show_environment's answer. */
-const ENV_LIMITS = { entries: 1000, valueChars: 4096 } as const;
+const ENV_LIMITS = { entries: LIST_LIMIT, valueChars: 4096, bytes: LIST_BYTES } as const;
+
+/** Characters of one option value or hook command returned at most (marked by "…" when cut). */
+const VALUE_CHARS = 16_384;
 
 /** The settings tools' manifest entries. */
 export const settingsTools = [
@@ -43,14 +48,17 @@ export const settingsTools = [
       scope: z.enum(OPTION_SCOPES),
       value: z.string().nullable(),
       set: z.boolean(),
+      truncated: z.boolean().optional().describe(
+        `True when the value was cut at ${VALUE_CHARS} characters (marked by …).`,
+      ),
     }).strict(),
     annotations: "inspect",
     capability: META,
-    handler: async ({ name, scope = "server", target }, ctx) => ({
-      name,
-      scope,
-      ...await showOption(ctx.tmux, name, scope, target, ctx.signal),
-    }),
+    handler: async ({ name, scope = "server", target }, ctx) => {
+      const { value, set } = await showOption(ctx.tmux, name, scope, target, ctx.signal);
+      const shown = value === null ? null : clipText(value, VALUE_CHARS);
+      return { name, scope, value: shown, set, ...(shown !== value ? { truncated: true } : {}) };
+    },
   }),
   defineTool({
     name: "show_environment",
@@ -76,30 +84,35 @@ export const settingsTools = [
       ),
       withheld: z.array(z.string()),
       truncated: z.boolean().optional().describe(
-        `True when entries beyond ${ENV_LIMITS.entries} or value text beyond ` +
-          `${ENV_LIMITS.valueChars} characters was dropped.`,
+        `True when entries beyond ${ENV_LIMITS.entries} or ${ENV_LIMITS.bytes} bytes were left ` +
+          `out, or a value was cut at ${ENV_LIMITS.valueChars} characters (marked by …).`,
       ),
     }).strict(),
     annotations: "inspect",
     capability: { ...META, output: ["configuration", "environment"] },
     handler: async ({ session }, ctx) => {
       const entries = await showEnvironment(ctx.tmux, session, ctx.signal);
-      let truncated = entries.length > ENV_LIMITS.entries;
+      let truncated = false;
       const withheld: string[] = [];
-      const variables = entries.slice(0, ENV_LIMITS.entries).map((entry) => {
-        if (entry.removed) return { name: entry.name, removed: true };
+      const all = entries.map((entry) => {
+        const name = clipText(entry.name, FIELD_LIMITS.name);
+        if (entry.removed) return { name, removed: true };
         if (SECRET_NAME.test(entry.name)) {
-          withheld.push(entry.name);
-          return { name: entry.name };
+          withheld.push(name);
+          return { name };
         }
-        let value = entry.value ?? "";
-        if (value.length > ENV_LIMITS.valueChars) {
-          value = value.slice(0, ENV_LIMITS.valueChars);
-          truncated = true;
-        }
-        return { name: entry.name, value };
+        const value = clipText(entry.value ?? "", ENV_LIMITS.valueChars);
+        if (value !== entry.value) truncated = true;
+        return { name, value };
       });
-      return { variables, withheld, ...(truncated ? { truncated } : {}) };
+      const bounded = boundRows(all, ENV_LIMITS.entries, ENV_LIMITS.bytes);
+      truncated ||= bounded.dropped > 0;
+      const kept = new Set(bounded.rows.map((v) => v.name));
+      return {
+        variables: bounded.rows,
+        withheld: withheld.filter((name) => kept.has(name)),
+        ...(truncated ? { truncated } : {}),
+      };
     },
   }),
   defineTool({
@@ -115,11 +128,23 @@ export const settingsTools = [
     }).strict(),
     output: z.object({
       hooks: z.array(z.object({ name: z.string(), index: z.int(), command: z.string() }).strict()),
+      truncated: z.boolean().optional().describe(
+        `True when hooks were left out (over ${LIST_LIMIT} or ${LIST_BYTES} bytes) or a command ` +
+          `was cut at ${VALUE_CHARS} characters (marked by …).`,
+      ),
     }).strict(),
     annotations: "inspect",
     capability: META,
-    handler: async ({ session }, ctx) => ({
-      hooks: await showHooks(ctx.tmux, session, ctx.signal),
-    }),
+    handler: async ({ session }, ctx) => {
+      const raw = await showHooks(ctx.tmux, session, ctx.signal);
+      const hooks = raw.map((hook) => ({
+        ...hook,
+        command: clipText(hook.command, VALUE_CHARS),
+      }));
+      const bounded = boundRows(hooks, LIST_LIMIT, LIST_BYTES);
+      const cut = hooks.some((h, i) => h.command !== raw[i].command);
+      const truncated = bounded.dropped > 0 || cut;
+      return { hooks: bounded.rows, ...(truncated ? { truncated } : {}) };
+    },
   }),
 ];

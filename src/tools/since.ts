@@ -9,6 +9,7 @@ import { cleanTerminalText, readableLength } from "../live/terminal_text.ts";
 import { CURSOR_PATTERN, formatCursor, parseCursor } from "../live/stream.ts";
 import { boundText, TEXT_LIMITS } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
+import { paneNotFound } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { maxBytesSchema, maxLinesSchema } from "./capture.ts";
 import { paneIdSchema } from "./common.ts";
@@ -196,9 +197,7 @@ async function ensureCurrent(
   if (state === "same") return;
   live.drop(stream, `the pane was ${state}`);
   if (state === "gone") {
-    throw new ToolError("target_not_found", `no pane ${paneId}`, {
-      hint: "The pane was closed; call list_panes.",
-    });
+    throw paneNotFound(paneId);
   }
   throw stale(
     state === "moved"
