@@ -156,6 +156,7 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
       version,
       tmuxVersion: tmuxVersionText,
       socket: describeSocket(config.socket),
+      socketSource: config.socketSource,
       toolsets: [...config.toolsets],
       live: config.live,
       allowWatchedPanes: config.allowWatchedPanes,

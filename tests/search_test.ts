@@ -246,3 +246,18 @@ Deno.test("captureMany: one invocation for many panes; a vanished pane fails alo
   const late = await captureMany(ctx, items, { deadline: Date.now() - 1 });
   assertEquals([late.timedOut, late.texts.size], [true, 0]);
 });
+
+Deno.test("search_panes: more than 200 panes is clamped and says so", async () => {
+  await using fx = await TmuxFixture.start({ command: "sleep 100000" });
+  // 200 more windows in one tmux invocation (commands separated by a bare ";").
+  const commands = Array.from({ length: 200 }, () => ["new-window", "-d", "sleep 100000"]);
+  await fx.tmux(...commands.flatMap((c, i) => (i === 0 ? c : [";", ...c])));
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const result = await ok<Result>(client, "search_panes", { pattern: "no-such-text" });
+    assertEquals([result.paneLimitClamped, result.panesSearched], [true, 200]);
+    assertEquals([result.lineLimitClamped, result.timeLimitClamped], [false, false]);
+  } finally {
+    await close();
+  }
+});

@@ -93,11 +93,6 @@ export class TmuxRunner {
     this.#timeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  /** Whether new tmux processes get the reduced environment (see {@link REDUCED_ENV_NAMES}). */
-  get reducedEnvironment(): boolean {
-    return this.#reducedEnv !== undefined;
-  }
-
   /** The full argv (after `tmux`) for these commands: global flags, escaped args, bare `;`. */
   argv(commands: TmuxCommand | readonly TmuxCommand[]): string[] {
     const list = isCommandList(commands) ? commands : [commands];

@@ -4,7 +4,7 @@
  */
 import { preview, ToolError } from "../errors.ts";
 import type { TmuxContext } from "./context.ts";
-import { rowTemplate, separators } from "./format.ts";
+import { marker, separators, splitSections } from "./format.ts";
 import { type EnvironmentEntry, parseEnvironment } from "./environment.ts";
 import { resolveSession } from "./queries.ts";
 import { PANE_ID, WINDOW_ID } from "./targets.ts";
@@ -87,13 +87,12 @@ async function optionTables(
   signal?: AbortSignal,
 ): Promise<Record<"server" | "session" | "window", Set<string>>> {
   const sep = separators();
-  const marker = (tag: string) => ["display-message", "-p", rowTemplate(sep, tag, [])];
   const out = await ctx.runner.run([
-    marker("server"),
+    marker(sep, "server"),
     ["show-options", "-s"],
-    marker("session"),
+    marker(sep, "session"),
     ["show-options", "-g"],
-    marker("window"),
+    marker(sep, "window"),
     ["show-options", "-g", "-w"],
   ], { signal });
   const tables = {
@@ -101,12 +100,11 @@ async function optionTables(
     session: new Set<string>(),
     window: new Set<string>(),
   };
-  for (const chunk of out.split(sep.row).slice(1)) {
-    const [tag, ...lines] = chunk.split("\n");
-    const table = tables[tag as keyof typeof tables];
-    for (const line of lines) {
+  for (const section of splitSections(out, sep)) {
+    const table = tables[section.tag as keyof typeof tables];
+    for (const line of section.body.split("\n")) {
       const name = /^([A-Za-z][A-Za-z0-9_-]*)/.exec(line)?.[1];
-      if (name) table.add(name);
+      if (name) table?.add(name);
     }
   }
   return tables;
@@ -164,15 +162,21 @@ export async function showOption(
   const guard = resolved === undefined ? [] : [["has-session", "-t", resolved]];
   const out = await ctx.runner.run([
     ...guard,
+    marker(sep, "L"),
     ["show-options", ...flags, "-q", "-v", name],
-    ["display-message", "-p", rowTemplate(sep, "A", [])],
+    marker(sep, "A"),
     ["show-options", ...flags, "-q", "-A", "-v", name],
   ], { signal });
-  const [local, effective] = out.split(sep.row);
-  const strip = (s: string) => s.replace(/\n$/, "");
-  const effectiveText = (effective ?? "").replace(/^A\n/, "");
+  const sections = splitSections(out, sep);
+  const body = (tag: string) => sections.find((s) => s.tag === tag)?.body ?? "";
+  const local = body("L");
+  const effective = body("A");
   const set = local !== "";
-  const value = set ? strip(local) : effectiveText !== "" ? strip(effectiveText) : null;
+  const value = set
+    ? local.replace(/\n$/, "")
+    : effective !== ""
+    ? effective.replace(/\n$/, "")
+    : null;
   return { value, set: global ? value !== null : set };
 }
 

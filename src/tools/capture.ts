@@ -5,7 +5,7 @@ import { boundText, TEXT_LIMITS } from "../results.ts";
 import { capturePane, snapshotPane } from "../tmux/capture.ts";
 import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
-import { paneIdSchema } from "./common.ts";
+import { generationSchema, paneIdSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-text"] } as const;
 
@@ -70,9 +70,7 @@ export const captureTools = [
       ),
       maxLines: maxLinesSchema.optional(),
       maxBytes: maxBytesSchema.optional(),
-      generation: z.string().min(1).max(128).optional().describe(
-        "Generation from list_panes; a replaced pane fails with stale_target.",
-      ),
+      generation: generationSchema.optional(),
     }).strict(),
     output: z.object({
       ...textResultShape,

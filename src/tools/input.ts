@@ -20,7 +20,7 @@ import {
   setSynchronizePanes,
 } from "../tmux/input.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
-import { paneIdSchema, windowIdSchema } from "./common.ts";
+import { paneIdSchema, sleep, windowIdSchema } from "./common.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
@@ -71,26 +71,6 @@ async function sendOne(
       enter,
     }, ctx.signal);
     return target;
-  });
-}
-
-/** Sleep `ms`, or fail with `cancelled` (input already reached tmux) when the call is cancelled. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const cancelled = () => {
-      clearTimeout(timer);
-      reject(
-        new ToolError("cancelled", "the call was cancelled after the paste, before Enter", {
-          effects: "possible",
-        }),
-      );
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", cancelled);
-      resolve();
-    }, ms);
-    if (signal.aborted) return cancelled();
-    signal.addEventListener("abort", cancelled, { once: true });
   });
 }
 
@@ -235,7 +215,12 @@ export const inputTools = [
       return await withInputGuard(ctx, paneId, force, async (target) => {
         const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
         if (enter) {
-          await pause(PASTE_ENTER_DELAY_MS, ctx.signal);
+          await sleep(
+            PASTE_ENTER_DELAY_MS,
+            ctx.signal,
+            "the call was cancelled after the paste, before Enter",
+            "possible",
+          );
           // The pause is long enough for a person to arrive or a mode to start: check again,
           // and refuse the Enter (the paste already happened) if the pane is no longer ours.
           try {

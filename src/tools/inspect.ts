@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { boundRows, clipText } from "../results.ts";
 import { describeSocket } from "../tmux/command.ts";
-import { readVariables, snapshot, tmuxVersion } from "../tmux/queries.ts";
+import { readVariables, snapshot, tmuxVersion, VARIABLE_NAME } from "../tmux/queries.ts";
 import {
   checkGeneration,
   paneNotFound,
@@ -22,17 +22,18 @@ import {
   sessionRowSchema,
   windowRowSchema,
 } from "./discovery.ts";
-import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
+import {
+  generationSchema,
+  paneIdSchema,
+  pickShape,
+  sessionRefSchema,
+  windowIdSchema,
+} from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["metadata"] } as const;
 
 /** Characters of one variable's value returned at most (a title a program sets can be huge). */
 const VARIABLE_VALUE_CHARS = 4096;
-
-const generationSchema = z.string().min(1).max(128).describe(
-  "The generation list_panes gave for this pane; if the pane was replaced since, the call fails " +
-    "with stale_target instead of describing another process.",
-);
 
 const geometrySchema = z.object({
   left: z.int(),
@@ -286,7 +287,7 @@ export const inspectTools = [
       `credentials. Values are cut at ${VARIABLE_VALUE_CHARS} characters (\`truncated\`).`,
     input: z.object({
       names: z.array(
-        z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/).max(64),
+        z.string().regex(VARIABLE_NAME).max(64),
       ).min(1).max(32).describe("Variable names, e.g. pane_current_command."),
       paneId: paneIdSchema.optional(),
     }).strict(),

@@ -12,7 +12,7 @@ import { capturePane } from "../tmux/capture.ts";
 import { paneNotFound } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { maxBytesSchema, maxLinesSchema } from "./capture.ts";
-import { paneIdSchema } from "./common.ts";
+import { paneIdSchema, sleep } from "./common.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
@@ -244,19 +244,4 @@ async function fallback(
     note: "live mode is off on this server: this is the pane's screen, not only new output" +
       (args.cursor === undefined ? "" : "; cursors are not kept, so the one you sent was ignored"),
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new ToolError("cancelled", "the call was cancelled"));
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ToolError("cancelled", "the call was cancelled"));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
