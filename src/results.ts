@@ -143,3 +143,18 @@ export function clipText(text: string, max: number): string {
 
 /** Limits of free-text fields in rows. */
 export const FIELD_LIMITS = { title: 1024, name: 1024, path: 4096 } as const;
+
+/** Rows a listing returns at most; the rest is disclosed. */
+export const LIST_LIMIT = 1000;
+/** JSON bytes of rows a listing returns at most (the text block repeats them). */
+export const LIST_BYTES = 131_072;
+
+/** {@link boundRows} with the listing limits. */
+export function boundList<T>(rows: readonly T[]): { rows: T[]; dropped: number } {
+  return boundRows(rows, LIST_LIMIT, LIST_BYTES);
+}
+
+/** `{truncated: true}` when something was cut, else nothing (the key is optional in results). */
+export function truncatedFlag(cut: boolean): { truncated?: true } {
+  return cut ? { truncated: true } : {};
+}

@@ -1,5 +1,6 @@
 /** The live engine: control channel, capture_since cursors, waits, lifetimes, failures. */
 import { assert, assertEquals, assertRejects } from "./support/assert.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { ControlClient, decodeOutput, quoteControlArgument } from "../src/tmux/control.ts";
@@ -22,6 +23,19 @@ interface Since {
 }
 
 const BIG = { maxLines: 100_000, maxBytes: 262_144 };
+
+/** Start a waiting capture_since on %0, type `text` into the pane after `delayMs`, return the reply. */
+async function waitWhileTyping(
+  client: Client,
+  fx: TmuxFixture,
+  args: { cursor?: string; waitMs: number },
+  text: string,
+  delayMs = 150,
+): Promise<Since> {
+  const waiting = ok<Since>(client, "capture_since", { paneId: "%0", ...args });
+  setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", text), delayMs);
+  return await waiting;
+}
 
 function alive(pid: number): boolean {
   try {
@@ -159,13 +173,12 @@ Deno.test("capture_since: waitMs wakes on output, times out, is clamped, and can
     const idle = await ok<Since>(client, "capture_since", { paneId: "%0", cursor: first.cursor });
     assertEquals([idle.outcome, idle.text, idle.cursor], ["idle", "", first.cursor]);
 
-    const waiting = ok<Since>(client, "capture_since", {
-      paneId: "%0",
-      cursor: first.cursor,
-      waitMs: 1400,
-    });
-    setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", "wake up"), 150);
-    const woke = await waiting;
+    const woke = await waitWhileTyping(
+      client,
+      fx,
+      { cursor: first.cursor, waitMs: 1400 },
+      "wake up",
+    );
     assertEquals(woke.outcome, "output");
     assert(woke.text.includes("wake up"), woke.text);
 
@@ -320,9 +333,7 @@ Deno.test("capture_since with --no-live: plain bounded captures, streaming false
       "hello",
     ]);
     assert(first.note?.includes("live mode is off"));
-    const waiting = ok<Since>(client, "capture_since", { paneId: "%0", waitMs: 3000 });
-    setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", "more"), 300);
-    const changed = await waiting;
+    const changed = await waitWhileTyping(client, fx, { waitMs: 3000 }, "more", 300);
     assertEquals(changed.outcome, "output");
     assert(changed.text.includes("more"));
     assertEquals((await fx.tmux("list-clients")).trim(), "", "no control client in --no-live");
@@ -377,13 +388,7 @@ Deno.test("capture_since: a pane printing fake control-mode lines cannot inject 
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     assert(first.text.includes("FORGED-BYTES"), "the screen is shown as text");
-    const waiting = ok<Since>(client, "capture_since", {
-      paneId: "%0",
-      cursor: first.cursor,
-      waitMs: 3000,
-    });
-    setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", "real"), 200);
-    const next = await waiting;
+    const next = await waitWhileTyping(client, fx, { cursor: first.cursor, waitMs: 3000 }, "real");
     assertEquals(next.outcome, "output");
     assert(next.text.includes("real") && !next.text.includes("FORGED"), next.text);
     assertEquals(built.live!.stats().connections, 1);

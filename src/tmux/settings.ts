@@ -182,13 +182,22 @@ export async function showOption(
 
 export type { EnvironmentEntry };
 
+/** `-g` for the global scope, or `-t $N` for a session resolved exactly from its reference. */
+async function sessionScope(
+  ctx: TmuxContext,
+  session: string | undefined,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  return session === undefined ? ["-g"] : ["-t", await resolveSession(ctx, session, signal)];
+}
+
 /** The global environment, or one session's (see {@link parseEnvironment}). */
 export async function showEnvironment(
   ctx: TmuxContext,
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<EnvironmentEntry[]> {
-  const scope = session === undefined ? ["-g"] : ["-t", await resolveSession(ctx, session, signal)];
+  const scope = await sessionScope(ctx, session, signal);
   // -s prints shell syntax whose quoting makes values with newlines unambiguous.
   return parseEnvironment(await ctx.runner.run(["show-environment", "-s", ...scope], { signal }));
 }
@@ -206,7 +215,7 @@ export async function showHooks(
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<HookEntry[]> {
-  const scope = session === undefined ? ["-g"] : ["-t", await resolveSession(ctx, session, signal)];
+  const scope = await sessionScope(ctx, session, signal);
   const out = await ctx.runner.run(["show-hooks", ...scope], { signal });
   const hooks: HookEntry[] = [];
   for (const line of out.split("\n")) {

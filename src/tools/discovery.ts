@@ -1,17 +1,12 @@
 /** Listing tools: list_sessions, list_windows, list_panes. */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { boundRows } from "../results.ts";
+import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 import { describeSocket } from "../tmux/command.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
-
-/** Rows a listing returns at most; the rest is disclosed in `note` and `truncated`. */
-export const LIST_LIMIT = 1000;
-/** JSON bytes of rows a listing returns at most (the text block repeats them). */
-export const LIST_BYTES = 131_072;
 
 /** The canonical pane row (DESIGN §4). */
 export const paneRowSchema = z.object({
@@ -96,7 +91,7 @@ async function listing<T>(
     }
     throw error;
   }
-  const bounded = boundRows(rows, LIST_LIMIT, LIST_BYTES);
+  const bounded = boundList(rows);
   if (bounded.dropped === 0) return { rows: bounded.rows };
   return {
     rows: bounded.rows,

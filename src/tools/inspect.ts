@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { boundRows, clipText } from "../results.ts";
+import { boundList, clipText, LIST_BYTES, LIST_LIMIT, truncatedFlag } from "../results.ts";
 import { describeSocket } from "../tmux/command.ts";
 import { readVariables, snapshot, tmuxVersion, VARIABLE_NAME } from "../tmux/queries.ts";
 import {
@@ -15,13 +15,7 @@ import {
   windowNotFound,
 } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
-import {
-  LIST_BYTES,
-  LIST_LIMIT,
-  paneRowSchema,
-  sessionRowSchema,
-  windowRowSchema,
-} from "./discovery.ts";
+import { paneRowSchema, sessionRowSchema, windowRowSchema } from "./discovery.ts";
 import {
   generationSchema,
   paneIdSchema,
@@ -138,13 +132,13 @@ export const inspectTools = [
       const row = snap.sessions.find((s) => s.sessionId === id)!;
       const all = snap.windows.filter((w) => w.sessionId === row.sessionId)
         .map((w) => pickShape(windowRowSchema, w));
-      const windows = boundRows(all, LIST_LIMIT, LIST_BYTES);
+      const windows = boundList(all);
       return {
         ...pickShape(sessionRowSchema, row),
         activeWindowId: row.activeWindowId,
         windows: windows.rows,
         windowCount: all.length,
-        ...(windows.dropped > 0 ? { truncated: true } : {}),
+        ...truncatedFlag(windows.dropped > 0),
       };
     },
   }),
@@ -182,13 +176,13 @@ export const inspectTools = [
       const window = snap.windows.find((w) => w.windowId === windowId);
       if (!window) throw windowNotFound(windowId);
       const all = snap.panes.map((p) => pickShape(paneRowSchema, p));
-      const panes = boundRows(all, LIST_LIMIT, LIST_BYTES);
+      const panes = boundList(all);
       return {
         ...pickShape(windowRowSchema, window),
         layout: clipText(window.layout, 16_384),
         activePaneId: all.find((p) => p.active)?.paneId ?? null,
         panes: panes.rows,
-        ...(panes.dropped > 0 ? { truncated: true } : {}),
+        ...truncatedFlag(panes.dropped > 0),
       };
     },
   }),
@@ -308,7 +302,7 @@ export const inspectTools = [
           truncated = true;
         }
       }
-      return { ...read, ...(truncated ? { truncated } : {}) };
+      return { ...read, ...truncatedFlag(truncated) };
     },
   }),
 ];

@@ -7,9 +7,15 @@ import {
   showHooks,
   showOption,
 } from "../tmux/settings.ts";
-import { boundRows, clipText, FIELD_LIMITS } from "../results.ts";
+import {
+  boundList,
+  clipText,
+  FIELD_LIMITS,
+  LIST_BYTES,
+  LIST_LIMIT,
+  truncatedFlag,
+} from "../results.ts";
 import { defineTool } from "../tool_spec.ts";
-import { LIST_BYTES, LIST_LIMIT } from "./discovery.ts";
 import { sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["configuration"] } as const;
@@ -57,7 +63,7 @@ export const settingsTools = [
     handler: async ({ name, scope = "server", target }, ctx) => {
       const { value, set } = await showOption(ctx.tmux, name, scope, target, ctx.signal);
       const shown = value === null ? null : clipText(value, VALUE_CHARS);
-      return { name, scope, value: shown, set, ...(shown !== value ? { truncated: true } : {}) };
+      return { name, scope, value: shown, set, ...truncatedFlag(shown !== value) };
     },
   }),
   defineTool({
@@ -105,13 +111,13 @@ export const settingsTools = [
         if (value !== entry.value) truncated = true;
         return { name, value };
       });
-      const bounded = boundRows(all, ENV_LIMITS.entries, ENV_LIMITS.bytes);
+      const bounded = boundList(all);
       truncated ||= bounded.dropped > 0;
       const kept = new Set(bounded.rows.map((v) => v.name));
       return {
         variables: bounded.rows,
         withheld: withheld.filter((name) => kept.has(name)),
-        ...(truncated ? { truncated } : {}),
+        ...truncatedFlag(truncated),
       };
     },
   }),
@@ -141,10 +147,10 @@ export const settingsTools = [
         ...hook,
         command: clipText(hook.command, VALUE_CHARS),
       }));
-      const bounded = boundRows(hooks, LIST_LIMIT, LIST_BYTES);
+      const bounded = boundList(hooks);
       const cut = hooks.some((h, i) => h.command !== raw[i].command);
       const truncated = bounded.dropped > 0 || cut;
-      return { hooks: bounded.rows, ...(truncated ? { truncated } : {}) };
+      return { hooks: bounded.rows, ...truncatedFlag(truncated) };
     },
   }),
 ];
