@@ -7,11 +7,15 @@
  * - missing pane → `target_not_found`;
  * - dead pane, pane in a mode (copy mode…), pane with input disabled → `target_denied` (nothing
  *   would read the keys, or a mode would);
+ * - pane running a tmux client of this same server (`tmux attach` inside it) → `target_denied`,
+ *   whatever `force` says: the keys would reach the pane that client shows and tmux's own key
+ *   bindings (prefix, then `:` opens a command prompt that runs shell commands);
  * - synchronized window: the cohort is the target plus every live pane of its window with
  *   `synchronize-panes` on — all of them receive the input (tmux 3.3a copies keys to partners not
  *   in a mode, with input on and visible under zoom; partners it skips right now are still
  *   checked, since a person can bring them back at any moment);
- * - for every member: watched by a person → refused unless the server runs with
+ * - for every member: hosting a tmux client of this server → refused (as above); watched by a
+ *   person → refused unless the server runs with
  *   `--allow-watched-panes` (`force` does not override); the caller's own pane → refused unless
  *   `force`.
  */
@@ -111,6 +115,21 @@ function checkReadsInput(pane: GuardRow): void {
   }
 }
 
+/** Refuse a pane whose keys would drive a tmux client of this server instead of a program. */
+function checkNotNestedClient(pane: GuardRow, via?: string): void {
+  if (!pane.hostsTmuxClient) return;
+  const shared = via ? ` (it is synchronized with ${via}, so it receives the same input)` : "";
+  throw new ToolError(
+    "target_denied",
+    `pane ${pane.paneId}${shared} runs a tmux client attached to this tmux server: keys typed ` +
+      "there would reach the pane that client shows and tmux's own key bindings",
+    {
+      hint: "force does not override this rule. Send input to the pane that client shows " +
+        "directly (find it with list_panes; a person may be watching it), or pick another pane.",
+    },
+  );
+}
+
 /**
  * One row per pane. A window linked into several sessions is listed once per session; the pane
  * counts as watched if any of those sessions shows it.
@@ -143,6 +162,7 @@ export async function preflightInput(
     throw paneNotFound(paneId);
   }
   checkReadsInput(target);
+  checkNotNestedClient(target);
   const zoomed = snap.windows.some((w) => w.windowId === target.windowId && w.zoomed);
   const partners = target.synchronized
     ? [...panes.values()].filter((p) =>
@@ -155,7 +175,10 @@ export async function preflightInput(
     action: "input to it",
   };
   checkPaneAccess(target, rules);
-  for (const partner of partners) checkPaneAccess(partner, { ...rules, via: paneId });
+  for (const partner of partners) {
+    checkNotNestedClient(partner, paneId);
+    checkPaneAccess(partner, { ...rules, via: paneId });
+  }
   // tmux 3.3a's rule for copying keys to partners (window_pane_copy_key).
   const receives = (p: GuardRow) => !p.inMode && !p.inputOff && (!zoomed || p.active);
   return {

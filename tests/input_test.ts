@@ -11,7 +11,7 @@ import { inputJsonSchema, successJsonSchema, TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
 import type { TmuxContext } from "../src/tmux/context.ts";
-import { pasteText, sendKeys } from "../src/tmux/input.ts";
+import { pasteText, sendKeys, stripPasteMarkers } from "../src/tmux/input.ts";
 import { PaneQueue } from "../src/tmux/pane_queue.ts";
 
 const encoder = new TextEncoder();
@@ -722,5 +722,86 @@ Deno.test("guard: a watched pane reached through a synchronized partner or a lin
     await close();
     await detachIn();
     await detachOther();
+  }
+});
+
+Deno.test("stripPasteMarkers: no nesting of markers inside markers survives cleaning", () => {
+  const markers = ["\x1b[200~", "\x1b[201~"];
+  // Every way of inserting one marker into another, then that result into a marker again.
+  const nest = (outer: string, inner: string) =>
+    Array.from({ length: outer.length + 1 }, (_, i) => outer.slice(0, i) + inner + outer.slice(i));
+  const once = markers.flatMap((outer) => markers.flatMap((inner) => nest(outer, inner)));
+  const twice = markers.flatMap((outer) => once.flatMap((inner) => nest(outer, inner)));
+  for (const payload of [...once, ...twice]) {
+    const cleaned = stripPasteMarkers(`a${payload}b`);
+    assert(!/\x1b\[20[01]~/.test(cleaned), JSON.stringify(payload));
+    assertEquals(cleaned, "ab");
+  }
+  assertEquals(stripPasteMarkers("plain \x1b[A text"), "plain \x1b[A text");
+});
+
+Deno.test("paste_text into bash with bracketed paste: nested end markers never run a line before Enter", async () => {
+  await using fx = await server();
+  const paneId = await shell(fx);
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const payloads = [
+      "echo one\x1b[20\x1b[201~1~\ntouch FILE\n",
+      "\x1b[\x1b[201~201~\ntouch FILE\n",
+      "\x1b\x1b[201~[201~\ntouch FILE\n",
+      "\x1b[2\x1b[20\x1b[201~1~01~\ntouch FILE\n",
+    ];
+    for (const [i, payload] of payloads.entries()) {
+      const file = `${fx.dir}/pasted-${i}`;
+      await ok(client, "paste_text", { paneId, text: payload.replace("FILE", file) });
+      // Give bash time to run anything a surviving marker would have let through.
+      await new Promise((r) => setTimeout(r, 400));
+      assert(!(await exists(file)), `payload ${i} ran a command before Enter`);
+      await ok(client, "send_keys", { paneId, keys: "C-c", enter: false });
+    }
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("guard: a pane running a tmux client of this server is refused, even with force, and listed as such", async () => {
+  await using fx = await server();
+  await fx.tmux("new-session", "-d", "-s", "work", "sleep 100000");
+  // A nested client: `tmux attach` inside one of this server's panes.
+  const host = (await fx.tmux(
+    "new-window",
+    "-d",
+    "-t",
+    "=in:",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    `env -u TMUX TERM=screen tmux -S ${fx.socket} attach -t =work`,
+  )).trim();
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes("work")
+    ),
+    "the nested client attached",
+  );
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const { panes } = await ok<{ panes: Array<{ paneId: string; hostsTmuxClient: boolean }> }>(
+      client,
+      "list_panes",
+    );
+    assertEquals(panes.filter((p) => p.hostsTmuxClient).map((p) => p.paneId), [host]);
+    for (
+      const [tool, args] of [
+        ["send_keys", { keys: "C-b", enter: false, force: true }],
+        ["paste_text", { text: "echo hi", force: true }],
+      ] as const
+    ) {
+      const refused = await fails(client, tool, { paneId: host, ...args });
+      assertEquals(refused.code, "target_denied", tool);
+      assertMatch(refused.text, /runs a tmux client attached to this tmux server/);
+    }
+  } finally {
+    await close();
   }
 });

@@ -239,6 +239,33 @@ Deno.test("get_tmux_variables: environment names are withheld, long values cut",
   });
 });
 
+Deno.test("get_tmux_variables: hidden variables are withheld whatever their name, secret names always", async () => {
+  await using fx = await TmuxFixture.start({ session: "env" });
+  await fx.tmux("set-environment", "-g", "-h", "MY_API_TOKEN", "s3cr3t-global");
+  await fx.tmux("set-environment", "-t", "=env", "-h", "DB_PASSWORD", "s3cr3t-session");
+  await fx.tmux("set-environment", "-g", "-h", "PLAIN_HIDDEN", "s3cr3t-plain");
+  // tmux resolves hidden variables as formats although show-environment -s leaves them out.
+  assertEquals(await fx.display("%0", "#{PLAIN_HIDDEN}"), "s3cr3t-plain");
+  await withServer(fx, async ({ client }) => {
+    const names = ["MY_API_TOKEN", "DB_PASSWORD", "PLAIN_HIDDEN", "UNSET_API_KEY", "session_name"];
+    for (const paneId of ["%0", undefined]) {
+      const result = await ok<{ values: Record<string, string>; withheld: string[] }>(
+        client,
+        "get_tmux_variables",
+        { names, ...(paneId ? { paneId } : {}) },
+      );
+      assertEquals(result.withheld.sort(), [
+        "DB_PASSWORD",
+        "MY_API_TOKEN",
+        "PLAIN_HIDDEN",
+        "UNSET_API_KEY",
+      ]);
+      assertEquals(Object.keys(result.values), ["session_name"]);
+      assert(!JSON.stringify(result).includes("s3cr3t"), "no hidden value leaked");
+    }
+  });
+});
+
 Deno.test("get_tmux_variables: bare names only, resolved for the pane, unknown empty", async () => {
   await using fx = await TmuxFixture.start();
   await fx.tmux("split-window", "-d", "sleep 100000");

@@ -25,6 +25,7 @@ interface Pane {
   title: string;
   isCaller: boolean;
   isAttended: boolean;
+  hostsTmuxClient: boolean;
 }
 
 Deno.test("list_sessions / list_windows / list_panes match tmux's view", async () => {
@@ -336,6 +337,33 @@ Deno.test("isAttended: a control client that is not ours (iTerm2 -CC) watches it
     );
     assertEquals(await attended(fx), all.sort());
   } finally {
+    await detach();
+  }
+});
+
+Deno.test("isAttended: a person on a grouped session watches that pane in every session of the group", async () => {
+  await using fx = await TmuxFixture.start({ session: "main" });
+  await fx.tmux("split-window", "-d", "-t", "=main:0", "sleep 100000");
+  // A grouped session shares main's windows; the person attaches to the group's other member.
+  await fx.tmux("new-session", "-d", "-s", "peer", "-t", "=main");
+  const shown = await fx.display("=peer:", "#{pane_id}");
+  const detach = await fx.attachPerson("peer");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes");
+    const rows = panes.filter((p) => p.paneId === shown);
+    assertEquals(rows.map((p) => p.sessionName).sort(), ["main", "peer"]);
+    assert(rows.every((p) => p.isAttended), "every row of the watched pane says so");
+    assertEquals(
+      [...new Set(panes.filter((p) => p.isAttended).map((p) => p.paneId))],
+      [shown],
+    );
+    const { panes: inMain } = await ok<{ panes: Pane[] }>(client, "list_panes", {
+      session: "main",
+    });
+    assertEquals(inMain.filter((p) => p.isAttended).map((p) => p.paneId), [shown]);
+  } finally {
+    await close();
     await detach();
   }
 });

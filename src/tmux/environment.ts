@@ -1,4 +1,10 @@
-/** Parsing `show-environment -s` output (shell syntax: its quoting keeps multi-line values whole). */
+/** The tmux environment: parsing `show-environment -s` output and which names count as secret. */
+
+/**
+ * Variable names whose values are withheld wherever they would be shown: they usually carry
+ * credentials.
+ */
+export const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH|COOKIE/i;
 
 /** One environment variable; `value` is absent for variables marked removed. */
 export interface EnvironmentEntry {

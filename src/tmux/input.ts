@@ -133,16 +133,34 @@ export async function pasteText(
   text: string,
   signal?: AbortSignal,
 ): Promise<number> {
-  // A paste turns each LF into Enter, so CRLF would press Enter twice; and bracketed-paste
-  // markers inside the text would end the paste early and run the rest line by line.
-  // deno-lint-ignore no-control-regex -- the markers begin with ESC
-  const normalized = text.replaceAll("\r\n", "\n").replaceAll(/\x1b\[20[01]~/g, "");
+  // Bracketed-paste markers inside the text would end the paste early and run the rest line by
+  // line; a paste turns each LF into Enter, so CRLF would press Enter twice. Markers go first:
+  // removing one can join a CR to an LF, while joining CRLF cannot assemble a marker.
+  const normalized = stripPasteMarkers(text).replaceAll("\r\n", "\n");
   const bytes = checkInputText(normalized, "text");
   if (bytes.length === 0) {
     throw new ToolError("invalid_arguments", "text is empty", { hint: "Pass some text." });
   }
   await pasteThroughBuffer(ctx, receivers, bytes, { raw: false, bracketed: true }, { signal });
   return bytes.length;
+}
+
+// deno-lint-ignore no-control-regex -- the markers begin with ESC
+const PASTE_MARKER = /\x1b\[20[01]~/g;
+
+/**
+ * Remove every bracketed-paste marker (`ESC [200~`, `ESC [201~`) from `text`. One pass is not
+ * enough: removing `ESC [201~` from `ESC [20ESC [201~1~` assembles a new one, which would end
+ * the paste early and let the program run the rest line by line. Removal repeats until nothing
+ * changes, so the result holds no marker whatever the nesting (each pass shortens the text).
+ */
+export function stripPasteMarkers(text: string): string {
+  let previous;
+  do {
+    previous = text;
+    text = text.replaceAll(PASTE_MARKER, "");
+  } while (text !== previous);
+  return text;
 }
 
 /** How a buffer is pasted. */

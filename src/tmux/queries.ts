@@ -6,7 +6,7 @@
 import type { TmuxContext } from "./context.ts";
 import { ToolError } from "../errors.ts";
 import { clipText, FIELD_LIMITS } from "../results.ts";
-import { parseEnvironment } from "./environment.ts";
+import { parseEnvironment, SECRET_NAME } from "./environment.ts";
 import {
   flag,
   int,
@@ -20,6 +20,7 @@ import {
 import {
   type ClientRow,
   generationOf,
+  hostsClient,
   isCallerPane,
   isWatched,
   paneArg,
@@ -52,6 +53,8 @@ export interface PaneRow {
   title: string;
   isCaller: boolean;
   isAttended: boolean;
+  /** The pane runs a tmux client of this same server: input to it is refused. */
+  hostsTmuxClient: boolean;
 }
 
 /** Pane facts beyond the canonical row, for get_pane_info and snapshots. */
@@ -103,7 +106,11 @@ const CLIENTS = rowFormat("C", {
   flags: "client_flags",
   controlMode: "client_control_mode",
   name: "client_name",
+  tty: "client_tty",
 });
+
+/** Which session each window is linked into: who watches a window is decided per window. */
+const LINKS = rowFormat("K", { sessionId: "session_id", windowId: "window_id" });
 
 const SERVER = rowFormat("V", { version: "version", socketPath: "socket_path", pid: "pid" });
 
@@ -139,7 +146,6 @@ const PANES = rowFormat("P", {
   windowId: "window_id",
   windowIndex: "window_index",
   windowName: "window_name",
-  windowActive: "window_active",
   paneIndex: "pane_index",
   active: "pane_active",
   width: "pane_width",
@@ -157,6 +163,7 @@ const PANES = rowFormat("P", {
   alternateOn: "alternate_on",
   synchronized: "synchronize-panes",
   inputOff: "pane_input_off",
+  tty: "pane_tty",
 });
 
 /** Which panes to list: all, or those of one window (`@N`, or the window holding `%N`). */
@@ -197,6 +204,7 @@ export async function snapshot(
   if (request.windows) commands.push(["list-windows", "-a", "-F", WINDOWS.template(sep)]);
   if (request.panes) {
     commands.push(["list-panes", ...paneScopeArgs(request.panes), "-F", PANES.template(sep)]);
+    commands.push(["list-windows", "-a", "-F", LINKS.template(sep)]);
   }
   commands.push(["list-clients", "-F", CLIENTS.template(sep)]);
   const rows = parseRows(await ctx.runner.run(commands, { signal }), sep);
@@ -208,8 +216,9 @@ export async function snapshot(
     flags: c.flags,
     controlMode: flag(c.controlMode),
     name: c.name,
+    tty: c.tty,
   }));
-  const seen = watchers(clients, ctx.ownClientPids);
+  const seen = watchers(clients, ctx.ownClientPids, LINKS.decode(rows));
   const watched = seen.people;
   const server = SERVER.decode(rows).map((s) => ({ ...s, pid: int(s.pid) }))[0];
   return {
@@ -262,12 +271,8 @@ export async function snapshot(
         inMode: flag(p.inMode),
         title: clipText(p.title, FIELD_LIMITS.title),
         isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
-        isAttended: isWatched({
-          sessionId: p.sessionId,
-          windowId: p.windowId,
-          active,
-          windowActive: flag(p.windowActive),
-        }, seen),
+        isAttended: isWatched({ windowId: p.windowId, active }, seen),
+        hostsTmuxClient: hostsClient(p.tty, seen),
         historyLines: int(p.historyLines),
         historyLimit: int(p.historyLimit),
         ...(dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),
@@ -321,8 +326,9 @@ export const VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 /**
  * Resolve format variables for a pane (or tmux's current pane when omitted) in one invocation.
  * Unknown variables resolve to "". tmux looks a name that is no format variable up in the
- * session and global environments, so any name found there is withheld (its value is not
- * returned): the environment often carries credentials, and show_environment hides them too.
+ * session and global environments, hidden (`-h`) variables included, so any name found there is
+ * withheld (its value is not returned), and so is every secret-looking name: the environment
+ * often carries credentials, and show_environment hides them too.
  */
 export async function readVariables(
   ctx: TmuxContext,
@@ -341,6 +347,12 @@ export async function readVariables(
     ["show-environment", "-s", "-g"],
     marker(sep, "L"),
     ["show-environment", "-s", ...target],
+    // Hidden variables (`set-environment -h`) are left out of the lists above, yet tmux still
+    // resolves them as format variables: they are asked for separately.
+    marker(sep, "HG"),
+    ["show-environment", "-h", "-s", "-g"],
+    marker(sep, "HL"),
+    ["show-environment", "-h", "-s", ...target],
   ], { signal }).catch((error) => {
     if (error instanceof ToolError && error.code === "target_not_found" && paneId) {
       throw paneNotFound(paneId);
@@ -353,13 +365,15 @@ export async function readVariables(
   // display-message does not fail for a missing pane: it answers with an empty context.
   if (paneId !== undefined && resolved !== paneId) throw paneNotFound(paneId);
   const environment = new Set(
-    sections.filter((s) => s.tag === "G" || s.tag === "L")
+    sections.filter((s) => ["G", "L", "HG", "HL"].includes(s.tag))
       .flatMap((s) => parseEnvironment(s.body).map((e) => e.name)),
   );
   const values: Record<string, string> = {};
   const withheld: string[] = [];
   names.forEach((name, i) => {
-    if (environment.has(name)) withheld.push(name);
+    // A secret-looking name is withheld even when it is not in the environment right now: the
+    // value may come from somewhere the lists above do not show.
+    if (environment.has(name) || SECRET_NAME.test(name)) withheld.push(name);
     else values[name] = row[i + 1] ?? "";
   });
   return { paneId: resolved === "" ? null : resolved, values, withheld };

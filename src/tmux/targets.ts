@@ -136,47 +136,79 @@ export interface ClientRow {
   /** tmux's client flags, e.g. "attached,focused,active-pane,UTF-8". */
   flags: string;
   name: string;
+  /** The client's terminal; empty for clients without one (control clients on pipes). */
+  tty: string;
+}
+
+/** Which window is linked into which session (a window may be linked into several). */
+export interface WindowLink {
+  sessionId: string;
+  windowId: string;
 }
 
 /** Where people are looking, from the attached clients that are not our own control clients. */
 export interface Watchers {
   /** People attached, by session id. */
   people: Map<string, number>;
-  /** Sessions every pane of which a person may be using (control clients such as iTerm2 -CC). */
-  wholeSessions: Set<string>;
-  /** Windows every pane of which a person may be using (clients with their own active pane). */
+  /** Windows every pane of which a person may be using. */
   wholeWindows: Set<string>;
+  /** Windows a plain client shows: their active pane is what the person sees and types into. */
+  shownWindows: Set<string>;
+  /** Terminals of clients of this server (a pane whose tty is one hosts a nested client). */
+  clientTtys: Set<string>;
 }
 
 /**
- * Who is watching what. A plain client shows its session's active window and types into that
- * window's active pane. A client attached with `-f active-pane` keeps its own active pane, which
- * no format reveals, so its whole window counts as watched; a control client that is not ours
- * (iTerm2's `-CC`) shows every window of its session, so the whole session counts.
+ * Who is watching what, by window, so that every session a window is linked into (grouped
+ * sessions, `link-window`) sees the same answer. A plain client shows its session's current
+ * window and types into that window's active pane. A client attached with `-f active-pane` keeps
+ * its own active pane, which no format reveals, so its whole window counts as watched; a control
+ * client that is not ours (iTerm2's `-CC`) shows every window of its session, so each of them
+ * counts whole.
  */
 export function watchers(
   clients: readonly ClientRow[],
   ownClientPids: ReadonlySet<number>,
+  links: readonly WindowLink[],
 ): Watchers {
-  const result: Watchers = { people: new Map(), wholeSessions: new Set(), wholeWindows: new Set() };
+  const result: Watchers = {
+    people: new Map(),
+    wholeWindows: new Set(),
+    shownWindows: new Set(),
+    clientTtys: new Set(),
+  };
+  const wholeSessions = new Set<string>();
   for (const client of clients) {
-    if (ownClientPids.has(client.pid) || client.sessionId === "") continue;
+    if (ownClientPids.has(client.pid)) continue;
+    if (client.tty !== "") result.clientTtys.add(client.tty);
+    if (client.sessionId === "") continue;
     result.people.set(client.sessionId, (result.people.get(client.sessionId) ?? 0) + 1);
-    if (client.controlMode) result.wholeSessions.add(client.sessionId);
+    if (client.controlMode) wholeSessions.add(client.sessionId);
     else if (client.flags.split(",").includes("active-pane")) {
       result.wholeWindows.add(client.windowId);
+    } else {
+      result.shownWindows.add(client.windowId);
     }
+  }
+  for (const link of links) {
+    if (wholeSessions.has(link.sessionId)) result.wholeWindows.add(link.windowId);
   }
   return result;
 }
 
 /** Whether a person may be looking at or typing into this pane. */
-export function isWatched(
-  pane: { sessionId: string; windowId: string; active: boolean; windowActive: boolean },
-  seen: Watchers,
-): boolean {
-  return seen.wholeSessions.has(pane.sessionId) || seen.wholeWindows.has(pane.windowId) ||
-    (pane.active && pane.windowActive && (seen.people.get(pane.sessionId) ?? 0) > 0);
+export function isWatched(pane: { windowId: string; active: boolean }, seen: Watchers): boolean {
+  return seen.wholeWindows.has(pane.windowId) ||
+    (pane.active && seen.shownWindows.has(pane.windowId));
+}
+
+/**
+ * Whether this pane runs a tmux client of this same server (`tmux attach` inside the pane): its
+ * terminal is that client's. Keys typed into it drive the pane the client shows, and tmux's own
+ * key bindings (the prefix, then `:` opens a command prompt that can run shell commands).
+ */
+export function hostsClient(paneTty: string, seen: Watchers): boolean {
+  return paneTty !== "" && seen.clientTtys.has(paneTty);
 }
 
 /** Refuse a pane whose generation differs from the one the agent holds (`stale_target`). */

@@ -33,6 +33,10 @@ export const paneRowSchema = z.object({
   isAttended: z.boolean().describe(
     "A person's client shows this pane, or may type into it (input tools refuse it).",
   ),
+  hostsTmuxClient: z.boolean().describe(
+    "The pane runs a tmux client of this same server (input tools refuse it: keys would reach " +
+      "the pane that client shows).",
+  ),
 }).strict();
 
 /** A session row. */

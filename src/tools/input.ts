@@ -187,10 +187,12 @@ export const inputTools = [
       "text (code, heredocs, prompts for a REPL or TUI); a shell that receives it runs it with " +
       "your user's permissions. The text (up to 1 MiB) goes through a private, uniquely named " +
       "tmux buffer loaded from stdin and deleted right after, so it arrives whole and intact; " +
-      "newlines (LF or CRLF) arrive as a terminal sends them (one carriage return each; " +
-      "bracketed-paste markers inside the text are removed), wrapped in bracketed-paste " +
-      "markers when the program asked for them, so a shell or editor takes it as one paste " +
-      "instead of running each line. With `enter: true` (default false) Enter is pressed " +
+      "newlines (LF or CRLF) arrive as a terminal sends them (one carriage return each), " +
+      "wrapped in bracketed-paste markers when the program asked for them (bash, zsh, most " +
+      "editors and REPLs do): then nothing runs before Enter, because markers inside the text " +
+      "are removed until none remain. A program that did not ask for bracketed paste gets the " +
+      "text as typed lines, so a shell there runs each complete line at once (tmux cannot tell " +
+      "which mode a program is in). With `enter: true` (default false) Enter is pressed " +
       `${PASTE_ENTER_DELAY_MS} ms after the paste, because programs that debounce pastes ` +
       "swallow an Enter that arrives with it; the pane is checked again before that Enter. " +
       `Returns the UTF-8 byte count pasted. ${GUARD_TEXT}`,

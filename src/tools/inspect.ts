@@ -276,8 +276,9 @@ export const inspectTools = [
     description: "Resolve up to 32 tmux format variables (bare names such as " +
       "pane_current_command or window_zoomed_flag — not #{…} syntax) for a pane, or for tmux's " +
       "current pane when paneId is omitted. Unknown names resolve to an empty string. tmux " +
-      "would answer a name of an environment variable with its value; those are withheld " +
-      "(listed in `withheld`), as show_environment does, since the environment often carries " +
+      "would answer a name of an environment variable (hidden ones included) with its value; " +
+      "those are withheld (listed in `withheld`), and so is any name containing TOKEN, SECRET, " +
+      "PASSWORD, PASSWD, KEY, CREDENTIAL, AUTH or COOKIE, since the environment often carries " +
       `credentials. Values are cut at ${VARIABLE_VALUE_CHARS} characters (\`truncated\`).`,
     input: z.object({
       names: z.array(
@@ -288,7 +289,9 @@ export const inspectTools = [
     output: z.object({
       paneId: z.string().nullable().describe("The pane the variables were resolved for."),
       values: z.record(z.string(), z.string()),
-      withheld: z.array(z.string()).describe("Names found in the environment: not returned."),
+      withheld: z.array(z.string()).describe(
+        "Names found in the environment or secret-looking: not returned.",
+      ),
       truncated: z.boolean().optional(),
     }).strict(),
     annotations: "inspect",

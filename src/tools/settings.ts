@@ -17,11 +17,9 @@ import {
 } from "../results.ts";
 import { defineTool } from "../tool_spec.ts";
 import { sessionRefSchema } from "./common.ts";
+import { SECRET_NAME } from "../tmux/environment.ts";
 
 const META = { reach: "none", effects: "observe", output: ["configuration"] } as const;
-
-/** Variable names whose values are withheld: they usually carry credentials. */
-export const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH|COOKIE/i;
 
 /** Bounds of show_environment's answer. */
 const ENV_LIMITS = { entries: LIST_LIMIT, valueChars: 4096, bytes: LIST_BYTES } as const;
