@@ -489,3 +489,38 @@ Deno.test("capture_since: moved pane is stale, killed pane is target_not_found, 
     await close();
   }
 });
+
+Deno.test("live connections are capped: the least recently read session's reader gets stale_cursor with the reason", async () => {
+  await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
+  for (const name of ["s1", "s2"]) await fx.tmux("new-session", "-d", "-s", name, "cat");
+  const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
+  const { client, close, built } = await connectInProcess(["-S", fx.socket], {}, {
+    maxConnections: 2,
+  });
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: panes[0] });
+    const second = await ok<Since>(client, "capture_since", { paneId: panes[1] });
+    // Reading the first stream makes the second one the least recently used.
+    await ok<Since>(client, "capture_since", { paneId: panes[0], cursor: first.cursor });
+    await ok<Since>(client, "capture_since", { paneId: panes[2] });
+    assertEquals(built.live!.stats().connections, 2);
+    const evicted = await fails(client, "capture_since", {
+      paneId: panes[1],
+      cursor: second.cursor,
+    });
+    assertEquals(evicted.code, "stale_cursor");
+    assert(evicted.message.includes("at most 2 sessions"), evicted.message);
+    assert(evicted.text.includes("without a cursor"), evicted.text);
+    await ok<Since>(client, "capture_since", { paneId: panes[0], cursor: first.cursor });
+    // tmux lists exactly our two control clients; the evicted one has detached.
+    assert(
+      await eventually(async () =>
+        (await fx.tmux("list-clients", "-F", "#{client_control_mode}")).trim().split("\n")
+          .length === 2
+      ),
+      "two control clients remain",
+    );
+  } finally {
+    await close();
+  }
+});

@@ -22,6 +22,12 @@ export interface LiveOptions {
   streamTtlMs: number;
   retainBytes: number;
   sweepMs: number;
+  /**
+   * Control connections open at once. `%output` reaches only clients attached to the pane's
+   * session, so each streamed session needs its own; past this many, the least recently used
+   * one is closed to make room.
+   */
+  maxConnections: number;
 }
 
 /** DESIGN §7's numbers. */
@@ -30,12 +36,18 @@ export const LIVE_DEFAULTS: LiveOptions = {
   streamTtlMs: 300_000,
   retainBytes: 262_144,
   sweepMs: 1_000,
+  maxConnections: 8,
 };
+
+/** How many ended streams are remembered, so a late cursor learns why its stream ended. */
+const ENDED_MEMORY = 256;
 
 interface Connection {
   client: ControlClient;
   /** When the connection last had no streams (undefined while it has some). */
   idleSince?: number;
+  /** When a stream of this connection was last joined or read (for least-recently-used). */
+  lastUsed: number;
 }
 
 /** Control-mode connections and the pane streams they feed. */
@@ -51,6 +63,8 @@ export class LiveEngine {
   readonly #byId = new Map<string, PaneStream>();
   /** Which connection feeds each stream (by stream id). */
   readonly #feeds = new Map<string, ControlClient>();
+  /** Why recently ended streams ended, by stream id (oldest first, at most ENDED_MEMORY). */
+  readonly #endedWhy = new Map<string, ToolError>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -106,6 +120,7 @@ export class LiveEngine {
     this.#byId.set(stream.id, stream);
     this.#feeds.set(stream.id, connection.client);
     connection.idleSince = undefined;
+    connection.lastUsed = Date.now();
     return stream;
   }
 
@@ -114,7 +129,14 @@ export class LiveEngine {
     const stream = this.#byId.get(streamId);
     if (!stream || stream.ended) return undefined;
     stream.lastUsed = Date.now();
+    const connection = this.#connections.get(stream.sessionId);
+    if (connection) connection.lastUsed = stream.lastUsed;
     return stream;
+  }
+
+  /** Why a stream that is no longer alive ended, if it ended recently. */
+  endedReason(streamId: string): ToolError | undefined {
+    return this.#endedWhy.get(streamId);
   }
 
   /** Forget a stream (its cursors become stale). */
@@ -175,6 +197,7 @@ export class LiveEngine {
     if (open && !open.client.closed) return open;
     const pending = this.#opening.get(sessionId);
     if (pending) return await pending;
+    this.#makeRoom();
     const opening = ControlClient.open(this.#runner, sessionId, {
       // Ours from the moment it exists, so it never counts as a person, not even briefly.
       onSpawn: (pid) => this.#ownPids.add(pid),
@@ -185,13 +208,48 @@ export class LiveEngine {
       },
       onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
     }).then((client) => {
-      const connection: Connection = { client };
+      const connection: Connection = { client, lastUsed: Date.now() };
       this.#connections.set(sessionId, connection);
       this.#ensureSweeper();
       return connection;
     }).finally(() => this.#opening.delete(sessionId));
     this.#opening.set(sessionId, opening);
     return await opening;
+  }
+
+  /**
+   * Before opening one more connection at the cap, close the least recently used one that no
+   * caller is waiting on; its readers learn why from `stale_cursor`. When every connection has
+   * a waiter, the new stream is refused with `busy` rather than failing a wait in progress.
+   */
+  #makeRoom(): void {
+    const open = this.#connections.size + this.#opening.size;
+    if (open < this.#options.maxConnections) return;
+    const idle = [...this.#connections.entries()]
+      .filter(([, c]) => !this.#streamsOf(c.client).some((s) => s.waiters > 0))
+      .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    if (idle.length === 0) {
+      throw new ToolError(
+        "busy",
+        `this server already follows ${this.#options.maxConnections} sessions, each with a ` +
+          "wait in progress",
+        { hint: "Retry when one of the other capture_since waits has ended." },
+      );
+    }
+    const [sessionId, connection] = idle[0];
+    this.#connections.delete(sessionId);
+    const error = new ToolError(
+      "stale_cursor",
+      `the stream ended: this server follows at most ${this.#options.maxConnections} sessions ` +
+        "at once, and this one was the least recently read when another was needed",
+      { hint: "Call capture_since without a cursor to start a new stream for this pane." },
+    );
+    for (const stream of this.#streamsOf(connection.client)) this.#end(stream, error);
+    connection.client.close().catch(() => {});
+  }
+
+  #streamsOf(client: ControlClient): PaneStream[] {
+    return [...this.#byId.values()].filter((s) => this.#feeds.get(s.id) === client);
   }
 
   #lost(client: ControlClient, reason: string, byUs: boolean): void {
@@ -203,13 +261,7 @@ export class LiveEngine {
     const error = new ToolError("server_gone", `the tmux session or server went away (${reason})`, {
       hint: "List sessions again; if the pane still exists, call capture_since without a cursor.",
     });
-    for (const stream of [...this.#byId.values()]) {
-      if (this.#feeds.get(stream.id) !== client) continue;
-      if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
-      this.#byId.delete(stream.id);
-      this.#feeds.delete(stream.id);
-      stream.end(error);
-    }
+    for (const stream of this.#streamsOf(client)) this.#end(stream, error);
     if (this.#connections.size === 0 && this.#sweeper !== undefined) {
       clearInterval(this.#sweeper);
       this.#sweeper = undefined;
@@ -217,14 +269,24 @@ export class LiveEngine {
   }
 
   #drop(stream: PaneStream, reason: string): void {
-    if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
-    this.#byId.delete(stream.id);
-    this.#feeds.delete(stream.id);
-    stream.end(
+    this.#end(
+      stream,
       new ToolError("stale_cursor", `the stream ended: ${reason}`, {
         hint: "Call capture_since without a cursor to start a new stream.",
       }),
     );
+  }
+
+  /** Forget a stream, wake its waiters with `error`, and remember why it ended. */
+  #end(stream: PaneStream, error: ToolError): void {
+    if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
+    this.#byId.delete(stream.id);
+    this.#feeds.delete(stream.id);
+    stream.end(error);
+    this.#endedWhy.set(stream.id, error);
+    if (this.#endedWhy.size > ENDED_MEMORY) {
+      this.#endedWhy.delete(this.#endedWhy.keys().next().value!);
+    }
   }
 
   #ensureSweeper(): void {

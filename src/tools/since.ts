@@ -135,7 +135,7 @@ export const sinceTools = [
       const { streamId, offset } = parseCursor(args.cursor);
       const stream = live.find(streamId);
       if (!stream) {
-        throw stale(
+        throw live.endedReason(streamId) ?? stale(
           "this cursor's stream is gone (unused for 5 minutes, server restarted, or pane replaced)",
         );
       }
