@@ -5,8 +5,16 @@
 
 import { TmuxRunner } from "../../src/tmux/command.ts";
 
-/** Prefix of every fixture directory; the leftover check looks for it. */
-export const FIXTURE_PREFIX = "tmux-mcp-test-";
+/**
+ * Prefix of every fixture directory of THIS test run; the leftover check looks for exactly it, so
+ * another suite running on the same machine at the same time (a clone of this repo) never trips it.
+ *
+ * It holds the process id, not a random token: `deno test` evaluates this module once per test
+ * file (each file runs in its own worker with its own module instances — a module-level random
+ * value differs from file to file), but every file runs in the same process, so `Deno.pid` is the
+ * one value all of them, zz_leftovers_test.ts included, agree on.
+ */
+export const FIXTURE_PREFIX = `tmux-mcp-test-${Deno.pid}-`;
 
 /** Environment for tmux processes the fixture starts: ours minus anything naming another server. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -98,15 +106,18 @@ export class TmuxFixture {
 
   /**
    * Attach a person's terminal client to a session (under `script`, which gives it a tty), with
-   * extra attach flags such as `-f active-pane`. Resolves once tmux lists it; call the returned
-   * function to detach it and wait for it to exit.
+   * extra attach flags such as `-f active-pane`. Resolves once tmux lists THAT client as attached
+   * (not merely some client of the session: the MCP server's own control client may be attached
+   * already); call the returned function to detach it and wait for it to exit.
    */
   async attachPerson(session: string, flags: string[] = []): Promise<() => Promise<void>> {
+    const before = await this.#clientPids();
     const child = new Deno.Command("script", {
       args: [
         "-q",
         "-c",
-        `tmux -S ${this.socket} attach ${flags.join(" ")} -t =${session}`,
+        // `exec`: the tmux client replaces the shell, so it is `script`'s own child.
+        `exec tmux -S ${this.socket} attach ${flags.join(" ")} -t =${session}`,
         "/dev/null",
       ],
       clearEnv: true,
@@ -115,10 +126,15 @@ export class TmuxFixture {
       stdout: "null",
       stderr: "null",
     }).spawn();
-    await this.#waitForClient(session);
+    const name = await this.#waitForClient(
+      session,
+      async (pid) => !before.has(pid) && await descendsFrom(pid, child.pid),
+      child,
+    );
     return async () => {
-      // Detaching ends the client and with it `script` (which takes ~2 s on SIGTERM).
-      await this.tmux("detach-client", "-s", `=${session}`).catch(() => {});
+      // Detach only this client (`-s` would detach every client of the session, the MCP server's
+      // own control client included); that ends it and with it `script`.
+      await this.tmux("detach-client", "-t", name).catch(() => {});
       const fallback = setTimeout(() => child.kill("SIGKILL"), 3000);
       await child.status;
       clearTimeout(fallback);
@@ -127,27 +143,72 @@ export class TmuxFixture {
 
   /**
    * Attach a control-mode client that is NOT the server's own (as iTerm2's `-CC` is): a person.
-   * Call the returned function to end it.
+   * Resolves once tmux lists that very client (matched by its pid); call the returned function to
+   * end it.
    */
   async attachControlPerson(session: string): Promise<() => Promise<void>> {
     const child = new Deno.Command("tmux", {
       args: ["-u", "-S", this.socket, "-C", "attach", "-t", `=${session}`],
+      clearEnv: true,
+      env: cleanEnv(),
       stdin: "piped",
       stdout: "null",
       stderr: "null",
     }).spawn();
-    await this.#waitForClient(session);
+    await this.#waitForClient(session, (pid) => pid === child.pid, child);
     return async () => {
       await child.stdin.close();
       await child.status;
     };
   }
 
-  async #waitForClient(session: string): Promise<void> {
-    const attached = await eventually(async () =>
-      (await this.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes(session)
-    );
-    if (!attached) throw new Error(`no client attached to ${session}`);
+  /** Pids of the clients attached right now. */
+  async #clientPids(): Promise<Set<number>> {
+    const out = await this.tmux("list-clients", "-F", "#{client_pid}");
+    return new Set(out.split("\n").filter((l) => l !== "").map(Number));
+  }
+
+  /**
+   * Wait until a client that `isTheOne` accepts is attached to `session`; return its name (its
+   * tty, for `detach-client -t`). Fails early if `child` exits first; on failure `child` is
+   * killed, so nothing is left behind.
+   */
+  async #waitForClient(
+    session: string,
+    isTheOne: (pid: number) => boolean | Promise<boolean>,
+    child: Deno.ChildProcess,
+  ): Promise<string> {
+    let exited = false;
+    child.status.then(() => exited = true);
+    let name: string | undefined;
+    await eventually(async () => {
+      if (exited) return true;
+      const out = await this.tmux(
+        "list-clients",
+        "-F",
+        "#{client_pid}\t#{client_name}\t#{session_name}",
+      );
+      for (const line of out.split("\n")) {
+        const [pid, clientName, sessionName] = line.split("\t");
+        if (sessionName === session && await isTheOne(Number(pid))) {
+          name = clientName;
+          return true;
+        }
+      }
+      return false;
+    }, 10_000);
+    if (name === undefined) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already exited
+      }
+      await child.status;
+      throw new Error(
+        `the client started for ${session} did not attach${exited ? " (it exited)" : ""}`,
+      );
+    }
+    return name;
   }
 
   /** Kill the server (if still running) and remove the directory. */
@@ -163,6 +224,17 @@ export class TmuxFixture {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** Whether process `pid` is `ancestor` or one of its descendants (walks up at most 4 levels). */
+async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+  for (let level = 0; level <= 4 && pid > 1; level++) {
+    if (pid === ancestor) return true;
+    const out = await new Deno.Command("ps", { args: ["-o", "ppid=", "-p", String(pid)] }).output();
+    pid = Number(new TextDecoder().decode(out.stdout).trim());
+    if (!Number.isInteger(pid)) return false;
+  }
+  return false;
 }
 
 /** Poll `check` until it returns true or `ms` passes; for waiting on tmux to settle. */
