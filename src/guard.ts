@@ -20,7 +20,8 @@
  *   `force`.
  */
 import { ToolError } from "./errors.ts";
-import { type PaneDetails, type PaneRow, snapshot } from "./tmux/queries.ts";
+import type { PaneFacts, PaneRow } from "./rows.ts";
+import { snapshot } from "./tmux/queries.ts";
 import { paneNotFound, windowNotFound } from "./tmux/targets.ts";
 import type { ToolContext } from "./tool_spec.ts";
 
@@ -46,8 +47,6 @@ export interface AccessRules {
   /** Set when the pane is checked because it shares synchronized input with this pane. */
   via?: string;
 }
-
-type GuardRow = PaneRow & PaneDetails;
 
 /**
  * Refuse a pane the caller may not reach: watched by a person (only `--allow-watched-panes`
@@ -86,7 +85,7 @@ export function checkPaneAccess(
 }
 
 /** Refuse a target nothing would read input from, or where a mode would read it instead. */
-function checkReadsInput(pane: GuardRow): void {
+function checkReadsInput(pane: PaneFacts): void {
   if (pane.dead) {
     const status = pane.exitStatus === undefined ? "" : ` with status ${pane.exitStatus}`;
     throw new ToolError(
@@ -116,7 +115,7 @@ function checkReadsInput(pane: GuardRow): void {
 }
 
 /** Refuse a pane whose keys would drive a tmux client of this server instead of a program. */
-function checkNotNestedClient(pane: GuardRow, via?: string): void {
+function checkNotNestedClient(pane: PaneFacts, via?: string): void {
   if (!pane.hostsTmuxClient) return;
   const shared = via ? ` (it is synchronized with ${via}, so it receives the same input)` : "";
   throw new ToolError(
@@ -134,8 +133,8 @@ function checkNotNestedClient(pane: GuardRow, via?: string): void {
  * One row per pane. A window linked into several sessions is listed once per session; the pane
  * counts as watched if any of those sessions shows it.
  */
-function mergeRows(rows: readonly GuardRow[]): Map<string, GuardRow> {
-  const panes = new Map<string, GuardRow>();
+function mergeRows(rows: readonly PaneFacts[]): Map<string, PaneFacts> {
+  const panes = new Map<string, PaneFacts>();
   for (const row of rows) {
     const seen = panes.get(row.paneId);
     panes.set(
@@ -180,13 +179,19 @@ export async function preflightInput(
     checkPaneAccess(partner, { ...rules, via: paneId });
   }
   // tmux 3.3a's rule for copying keys to partners (window_pane_copy_key).
-  const receives = (p: GuardRow) => !p.inMode && !p.inputOff && (!zoomed || p.active);
+  const receives = (p: PaneFacts) => !p.inMode && !p.inputOff && (!zoomed || p.active);
   return {
     paneId,
     windowId: target.windowId,
     resolvedPaneIds: [paneId, ...partners.filter(receives).map((p) => p.paneId)],
     checkedPaneIds: [paneId, ...partners.map((p) => p.paneId)],
   };
+}
+
+// TODO(tidy): inputQueue becomes required once tests build contexts through the fixture.
+function inputQueue(ctx: ToolContext) {
+  if (!ctx.tmux.inputQueue) throw new Error("internal: this context has no input queue");
+  return ctx.tmux.inputQueue;
 }
 
 /** How often the cohort may grow under our feet before the call gives up with `busy`. */
@@ -205,8 +210,7 @@ export async function withInputGuard<T>(
   force: boolean,
   send: (target: InputTarget) => Promise<T>,
 ): Promise<T> {
-  const queue = ctx.tmux.inputQueue;
-  if (!queue) throw new Error("internal: this context has no input queue");
+  const queue = inputQueue(ctx);
   let hold = new Set([paneId]);
   for (let attempt = 1;; attempt++) {
     const release = await queue.acquire(hold, ctx.signal);
@@ -220,6 +224,39 @@ export async function withInputGuard<T>(
         });
       }
       hold = new Set([...hold, ...missing]);
+    } finally {
+      release();
+    }
+  }
+}
+
+/**
+ * Run `change` on a window with its panes held in the input queue, so input in flight to them (a
+ * paste and its Enter) finishes before the window changes under it. The preflight runs before
+ * the panes are taken and again once they are held; if the window's panes changed in between
+ * (or one closed during `change`), it starts over, at most {@link COHORT_ATTEMPTS} times.
+ */
+export async function withWindowGuard<T>(
+  ctx: ToolContext,
+  windowId: string,
+  preflight: () => Promise<string[]>,
+  change: (panes: string[]) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    const panes = await preflight();
+    const release = await inputQueue(ctx).acquire(new Set(panes), ctx.signal);
+    try {
+      const again = await preflight();
+      if (again.join() === panes.join()) return await change(panes);
+      if (attempt >= COHORT_ATTEMPTS) {
+        throw new ToolError("busy", `the panes of ${windowId} kept changing`, {
+          hint: "Panes are being added or closed right now; retry shortly.",
+        });
+      }
+    } catch (error) {
+      // A pane closed between the listing and the change: list again.
+      const vanished = error instanceof ToolError && error.code === "target_not_found";
+      if (!vanished || attempt >= COHORT_ATTEMPTS) throw error;
     } finally {
       release();
     }

@@ -2,31 +2,7 @@
 import { assert, assertEquals } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
-
-interface Pane {
-  paneId: string;
-  generation: string;
-  sessionId: string;
-  sessionName: string;
-  windowId: string;
-  windowIndex: number;
-  windowName: string;
-  paneIndex: number;
-  active: boolean;
-  width: number;
-  height: number;
-  left: number;
-  top: number;
-  currentCommand: string;
-  currentPath: string;
-  pid: number;
-  dead: boolean;
-  inMode: boolean;
-  title: string;
-  isCaller: boolean;
-  isAttended: boolean;
-  hostsTmuxClient: boolean;
-}
+import type { PaneRow, SessionRow, WindowRow } from "../src/rows.ts";
 
 Deno.test("list_sessions / list_windows / list_panes match tmux's view", async () => {
   await using fx = await TmuxFixture.start({ session: "alpha", width: 120, height: 40 });
@@ -35,7 +11,7 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
   await fx.tmux("new-window", "-d", "-t", "=alpha", "-n", "second", "sleep 100000");
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
-    const { sessions } = await ok<{ sessions: Array<Record<string, unknown>> }>(
+    const { sessions } = await ok<{ sessions: SessionRow[] }>(
       client,
       "list_sessions",
     );
@@ -54,7 +30,7 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
       assertEquals(`${Date.parse(s.created as string) / 1000}|${s.path}`, view);
     }
 
-    const { windows } = await ok<{ windows: Array<Record<string, unknown>> }>(
+    const { windows } = await ok<{ windows: WindowRow[] }>(
       client,
       "list_windows",
       { session: "alpha" },
@@ -89,7 +65,7 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
     const byId = await ok<{ windows: unknown[] }>(client, "list_windows", { session: alphaId });
     assertEquals(byId.windows, windows);
 
-    const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes");
+    const { panes } = await ok<{ panes: PaneRow[] }>(client, "list_panes");
     assertEquals(panes.length, 4);
     const serverPid = await fx.serverPid();
     for (const pane of panes) {
@@ -128,11 +104,11 @@ Deno.test("list_sessions / list_windows / list_panes match tmux's view", async (
     assertEquals(split.map((p) => p.left).sort((a, b) => a - b)[0], 0);
     assert(split.some((p) => p.left > 0), "the horizontal split has a pane to the right");
 
-    const oneWindow = await ok<{ panes: Pane[] }>(client, "list_panes", {
+    const oneWindow = await ok<{ panes: PaneRow[] }>(client, "list_panes", {
       window: split[0].windowId,
     });
     assertEquals(oneWindow.panes.length, 2);
-    const filtered = await ok<{ panes: Pane[] }>(client, "list_panes", { session: "alp" });
+    const filtered = await ok<{ panes: PaneRow[] }>(client, "list_panes", { session: "alp" });
     assertEquals(filtered.panes.map((p) => p.sessionName), ["alp"]);
   } finally {
     await close();
@@ -185,7 +161,7 @@ Deno.test("hostile names list exactly and never run", async () => {
         { session: s.sessionName },
       );
       assertEquals(windows.map((w) => w.sessionId), [s.sessionId], s.sessionName);
-      const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes", {
+      const { panes } = await ok<{ panes: PaneRow[] }>(client, "list_panes", {
         session: s.sessionName,
       });
       assertEquals(panes.length, 1);
@@ -253,7 +229,7 @@ Deno.test("isCaller: the pane of $TMUX_PANE on the same server pid only", async 
     TMUX_PANE: "%1",
   });
   try {
-    const { panes } = await ok<{ panes: Pane[] }>(inside.client, "list_panes");
+    const { panes } = await ok<{ panes: PaneRow[] }>(inside.client, "list_panes");
     assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), ["%1"]);
   } finally {
     await inside.close();
@@ -264,7 +240,7 @@ Deno.test("isCaller: the pane of $TMUX_PANE on the same server pid only", async 
     TMUX_PANE: "%1",
   });
   try {
-    const { panes } = await ok<{ panes: Pane[] }>(other.client, "list_panes");
+    const { panes } = await ok<{ panes: PaneRow[] }>(other.client, "list_panes");
     assertEquals(panes.filter((p) => p.isCaller), []);
   } finally {
     await other.close();
@@ -274,7 +250,7 @@ Deno.test("isCaller: the pane of $TMUX_PANE on the same server pid only", async 
 async function attended(fx: TmuxFixture): Promise<string[]> {
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
-    const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes");
+    const { panes } = await ok<{ panes: PaneRow[] }>(client, "list_panes");
     return panes.filter((p) => p.isAttended).map((p) => p.paneId).sort();
   } finally {
     await close();
@@ -350,7 +326,7 @@ Deno.test("isAttended: a person on a grouped session watches that pane in every 
   const detach = await fx.attachPerson("peer");
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
-    const { panes } = await ok<{ panes: Pane[] }>(client, "list_panes");
+    const { panes } = await ok<{ panes: PaneRow[] }>(client, "list_panes");
     const rows = panes.filter((p) => p.paneId === shown);
     assertEquals(rows.map((p) => p.sessionName).sort(), ["main", "peer"]);
     assert(rows.every((p) => p.isAttended), "every row of the watched pane says so");
@@ -358,7 +334,7 @@ Deno.test("isAttended: a person on a grouped session watches that pane in every 
       [...new Set(panes.filter((p) => p.isAttended).map((p) => p.paneId))],
       [shown],
     );
-    const { panes: inMain } = await ok<{ panes: Pane[] }>(client, "list_panes", {
+    const { panes: inMain } = await ok<{ panes: PaneRow[] }>(client, "list_panes", {
       session: "main",
     });
     assertEquals(inMain.filter((p) => p.isAttended).map((p) => p.paneId), [shown]);
@@ -379,7 +355,7 @@ Deno.test("a title a program sets cannot flood a listing: long fields are clippe
     const result = await client.callTool({ name: "list_panes", arguments: {} });
     const text = (result.content as Array<{ text: string }>)[0].text;
     assert(text.length < 8_000, `listing is ${text.length} chars`);
-    const { panes } = result.structuredContent as { panes: Pane[] };
+    const { panes } = result.structuredContent as { panes: PaneRow[] };
     assertEquals(panes[0].title.length, 1024);
     assert(panes[0].title.endsWith("…"));
   } finally {

@@ -5,7 +5,7 @@
  */
 import type { TmuxContext } from "./context.ts";
 import { ToolError } from "../errors.ts";
-import { clipText, FIELD_LIMITS } from "../results.ts";
+import type { PaneFacts, SessionFacts, WindowFacts } from "../rows.ts";
 import { parseEnvironment, SECRET_NAME } from "./environment.ts";
 import {
   flag,
@@ -29,75 +29,6 @@ import {
   watchers,
   windowArg,
 } from "./targets.ts";
-
-/** A pane row with DESIGN §4's canonical keys. */
-export interface PaneRow {
-  paneId: string;
-  generation: string;
-  sessionId: string;
-  sessionName: string;
-  windowId: string;
-  windowIndex: number;
-  windowName: string;
-  paneIndex: number;
-  active: boolean;
-  width: number;
-  height: number;
-  left: number;
-  top: number;
-  currentCommand: string;
-  currentPath: string;
-  pid: number;
-  dead: boolean;
-  inMode: boolean;
-  title: string;
-  isCaller: boolean;
-  isAttended: boolean;
-  /** The pane runs a tmux client of this same server: input to it is refused. */
-  hostsTmuxClient: boolean;
-}
-
-/** Pane facts beyond the canonical row, for get_pane_info and snapshots. */
-export interface PaneDetails {
-  historyLines: number;
-  historyLimit: number;
-  exitStatus?: number;
-  alternateOn: boolean;
-  /** Effective `synchronize-panes` (a pane option since tmux 3.2, inherited from the window). */
-  synchronized: boolean;
-  /** Input disabled by `select-pane -d`: tmux silently drops keys sent to it. */
-  inputOff: boolean;
-}
-
-/** A window row. */
-export interface WindowRow {
-  windowId: string;
-  windowIndex: number;
-  windowName: string;
-  sessionId: string;
-  sessionName: string;
-  active: boolean;
-  panes: number;
-  width: number;
-  height: number;
-  zoomed: boolean;
-}
-
-/** Window facts beyond the row, for get_window_info. */
-export interface WindowDetails {
-  layout: string;
-}
-
-/** A session row; `attached` counts people, not our own control clients. */
-export interface SessionRow {
-  sessionId: string;
-  sessionName: string;
-  windows: number;
-  attached: number;
-  created: string;
-  path: string;
-  activeWindowId: string;
-}
 
 const CLIENTS = rowFormat("C", {
   pid: "client_pid",
@@ -180,9 +111,9 @@ export interface SnapshotRequest {
 /** The answer of one {@link snapshot}. */
 export interface Snapshot {
   server?: { version: string; socketPath: string; pid: number };
-  sessions: SessionRow[];
-  windows: Array<WindowRow & WindowDetails>;
-  panes: Array<PaneRow & PaneDetails>;
+  sessions: SessionFacts[];
+  windows: WindowFacts[];
+  panes: PaneFacts[];
   clients: ClientRow[];
   /** People attached, by session id (our own control clients excluded). */
   watched: Map<string, number>;
@@ -225,19 +156,19 @@ export async function snapshot(
     ...(server ? { server } : {}),
     sessions: SESSIONS.decode(rows).map((s) => ({
       sessionId: s.sessionId,
-      sessionName: clipText(s.sessionName, FIELD_LIMITS.name),
+      sessionName: s.sessionName,
       windows: int(s.windows),
       attached: watched.get(s.sessionId) ?? 0,
       created: new Date(int(s.created) * 1000).toISOString(),
-      path: clipText(s.path, FIELD_LIMITS.path),
+      path: s.path,
       activeWindowId: s.activeWindowId,
     })),
     windows: WINDOWS.decode(rows).map((w) => ({
       windowId: w.windowId,
       windowIndex: int(w.windowIndex),
-      windowName: clipText(w.windowName, FIELD_LIMITS.name),
+      windowName: w.windowName,
       sessionId: w.sessionId,
-      sessionName: clipText(w.sessionName, FIELD_LIMITS.name),
+      sessionName: w.sessionName,
       active: flag(w.active),
       panes: int(w.panes),
       width: int(w.width),
@@ -254,22 +185,22 @@ export async function snapshot(
         paneId: p.paneId,
         generation: generationOf(serverPid, panePid),
         sessionId: p.sessionId,
-        sessionName: clipText(p.sessionName, FIELD_LIMITS.name),
+        sessionName: p.sessionName,
         windowId: p.windowId,
         windowIndex: int(p.windowIndex),
-        windowName: clipText(p.windowName, FIELD_LIMITS.name),
+        windowName: p.windowName,
         paneIndex: int(p.paneIndex),
         active,
         width: int(p.width),
         height: int(p.height),
         left: int(p.left),
         top: int(p.top),
-        currentCommand: clipText(p.currentCommand, FIELD_LIMITS.name),
-        currentPath: clipText(p.currentPath, FIELD_LIMITS.path),
+        currentCommand: p.currentCommand,
+        currentPath: p.currentPath,
         pid: panePid,
         dead,
         inMode: flag(p.inMode),
-        title: clipText(p.title, FIELD_LIMITS.title),
+        title: p.title,
         isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
         isAttended: isWatched({ windowId: p.windowId, active }, seen),
         hostsTmuxClient: hostsClient(p.tty, seen),
@@ -294,7 +225,10 @@ function paneScopeArgs(scope: PaneScope): string[] {
 }
 
 /** Every session of the server. */
-export async function listSessions(ctx: TmuxContext, signal?: AbortSignal): Promise<SessionRow[]> {
+export async function listSessions(
+  ctx: TmuxContext,
+  signal?: AbortSignal,
+): Promise<SessionFacts[]> {
   return (await snapshot(ctx, { sessions: true }, signal)).sessions;
 }
 
@@ -302,7 +236,7 @@ export async function listSessions(ctx: TmuxContext, signal?: AbortSignal): Prom
 export async function listWindows(
   ctx: TmuxContext,
   signal?: AbortSignal,
-): Promise<Array<WindowRow & WindowDetails>> {
+): Promise<WindowFacts[]> {
   return (await snapshot(ctx, { windows: true }, signal)).windows;
 }
 
@@ -311,7 +245,7 @@ export async function listPanes(
   ctx: TmuxContext,
   signal?: AbortSignal,
   scope: PaneScope = { all: true },
-): Promise<Array<PaneRow & PaneDetails>> {
+): Promise<PaneFacts[]> {
   return (await snapshot(ctx, { panes: scope }, signal)).panes;
 }
 

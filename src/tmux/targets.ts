@@ -45,6 +45,14 @@ export function windowNotFound(windowId: string): ToolError {
   });
 }
 
+/** Turn tmux's "can't find window" for this window into {@link windowNotFound}; rethrow the rest. */
+export function rethrowWindowMissing(error: unknown, windowId: string): never {
+  if (error instanceof ToolError && error.code === "target_not_found") {
+    throw windowNotFound(windowId);
+  }
+  throw error;
+}
+
 /** What a session reference resolves against: any rows carrying a session's id and name. */
 export interface SessionKey {
   sessionId: string;

@@ -6,62 +6,14 @@ import { describeSocket } from "../tmux/command.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
-import { paneIdSchema, pickShape, sessionRefSchema, windowIdSchema } from "./common.ts";
-
-/** The canonical pane row (DESIGN §4). */
-export const paneRowSchema = z.object({
-  paneId: paneIdSchema,
-  generation: z.string().describe("Opaque token; changes when the pane's process is replaced."),
-  sessionId: z.string(),
-  sessionName: z.string(),
-  windowId: z.string(),
-  windowIndex: z.int(),
-  windowName: z.string(),
-  paneIndex: z.int(),
-  active: z.boolean(),
-  width: z.int(),
-  height: z.int(),
-  left: z.int(),
-  top: z.int(),
-  currentCommand: z.string(),
-  currentPath: z.string(),
-  pid: z.int(),
-  dead: z.boolean(),
-  inMode: z.boolean(),
-  title: z.string(),
-  isCaller: z.boolean().describe("The pane this server was started from."),
-  isAttended: z.boolean().describe(
-    "A person's client shows this pane, or may type into it (input tools refuse it).",
-  ),
-  hostsTmuxClient: z.boolean().describe(
-    "The pane runs a tmux client of this same server (input tools refuse it: keys would reach " +
-      "the pane that client shows).",
-  ),
-}).strict();
-
-/** A session row. */
-export const sessionRowSchema = z.object({
-  sessionId: z.string(),
-  sessionName: z.string(),
-  windows: z.int(),
-  attached: z.int().describe("Clients of people attached (this server's own clients excluded)."),
-  created: z.string().describe("ISO 8601 creation time."),
-  path: z.string(),
-}).strict();
-
-/** A window row. */
-export const windowRowSchema = z.object({
-  windowId: windowIdSchema,
-  windowIndex: z.int(),
-  windowName: z.string(),
-  sessionId: z.string(),
-  sessionName: z.string(),
-  active: z.boolean(),
-  panes: z.int(),
-  width: z.int(),
-  height: z.int(),
-  zoomed: z.boolean(),
-}).strict();
+import {
+  paneRowSchema,
+  pickShape,
+  sessionRowSchema,
+  windowIdSchema,
+  windowRowSchema,
+} from "../rows.ts";
+import { sessionRefSchema } from "./common.ts";
 
 const listingExtras = {
   note: z.string().optional().describe("Why the listing is empty or shortened."),

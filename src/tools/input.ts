@@ -9,6 +9,7 @@ import {
   preflightInput,
   preflightSynchronize,
   withInputGuard,
+  withWindowGuard,
 } from "../guard.ts";
 import {
   ARGV_TEXT_BYTES,
@@ -20,7 +21,8 @@ import {
   setSynchronizePanes,
 } from "../tmux/input.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
-import { paneIdSchema, sleep, windowIdSchema } from "./common.ts";
+import { paneIdSchema, windowIdSchema } from "../rows.ts";
+import { sleep } from "./common.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
@@ -265,34 +267,15 @@ export const inputTools = [
     output: z.object({ windowId: z.string(), enabled: z.boolean() }).strict(),
     annotations: "setter",
     capability: META,
-    handler: async ({ windowId, enabled, force = false }, ctx) => {
-      const queue = ctx.tmux.inputQueue;
-      if (!queue) throw new Error("internal: this context has no input queue");
-      for (let attempt = 1;; attempt++) {
-        const panes = await preflightSynchronize(ctx, windowId, enabled, force);
-        // Wait for input in flight to these panes (a paste and its Enter) before the cohort
-        // changes under it, and check again once they are ours.
-        const release = await queue.acquire(new Set(panes), ctx.signal);
-        try {
-          const again = await preflightSynchronize(ctx, windowId, enabled, force);
-          if (again.join() !== panes.join()) {
-            if (attempt >= 3) {
-              throw new ToolError("busy", `the panes of ${windowId} kept changing`, {
-                hint: "Panes are being added or closed right now; retry shortly.",
-              });
-            }
-            continue;
-          }
+    handler: async ({ windowId, enabled, force = false }, ctx) =>
+      await withWindowGuard(
+        ctx,
+        windowId,
+        () => preflightSynchronize(ctx, windowId, enabled, force),
+        async (panes) => {
           await setSynchronizePanes(ctx.tmux, windowId, enabled, panes, ctx.signal);
           return { windowId, enabled };
-        } catch (error) {
-          // A pane closed between the listing and the change: list again.
-          const vanished = error instanceof ToolError && error.code === "target_not_found";
-          if (!vanished || attempt >= 3) throw error;
-        } finally {
-          release();
-        }
-      }
-    },
+        },
+      ),
   }),
 ];

@@ -12,22 +12,29 @@ import {
   paneNotFound,
   resolveSessionRef,
   rethrowPaneMissing,
+  rethrowWindowMissing,
   windowNotFound,
 } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
-import { paneRowSchema, sessionRowSchema, windowRowSchema } from "./discovery.ts";
 import {
-  generationSchema,
+  paneDetailsSchema,
   paneIdSchema,
+  paneRowSchema,
   pickShape,
-  sessionRefSchema,
+  sessionRowSchema,
+  windowFactsSchema,
   windowIdSchema,
-} from "./common.ts";
+  windowRowSchema,
+} from "../rows.ts";
+import { generationSchema, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["metadata"] } as const;
 
 /** Characters of one variable's value returned at most (a title a program sets can be huge). */
 const VARIABLE_VALUE_CHARS = 4096;
+
+/** get_pane_info's answer: the pane row and its details. */
+const paneInfoSchema = paneRowSchema.extend(paneDetailsSchema.shape).strict();
 
 const geometrySchema = z.object({
   left: z.int(),
@@ -149,8 +156,7 @@ export const inspectTools = [
     description: "Describe one window (@N): size, layout string, whether a pane is zoomed, the " +
       "active pane, and its panes (full pane rows with generation, isCaller, isAttended).",
     input: z.object({ windowId: windowIdSchema }).strict(),
-    output: windowRowSchema.extend({
-      layout: z.string().describe("tmux layout string, usable with select_layout."),
+    output: windowFactsSchema.extend({
       activePaneId: z.string().nullable(),
       panes: z.array(paneRowSchema),
       truncated: z.boolean().optional().describe(
@@ -160,19 +166,12 @@ export const inspectTools = [
     annotations: "inspect",
     capability: META,
     handler: async ({ windowId }, ctx) => {
-      let snap;
-      try {
-        snap = await snapshot(
-          ctx.tmux,
-          { windows: true, panes: { window: windowId } },
-          ctx.signal,
-        );
-      } catch (error) {
-        if (error instanceof ToolError && error.code === "target_not_found") {
-          throw windowNotFound(windowId);
-        }
-        throw error;
-      }
+      const snap = await snapshot(
+        ctx.tmux,
+        { windows: true, panes: { window: windowId } },
+        ctx.signal,
+      )
+        .catch((error) => rethrowWindowMissing(error, windowId));
       const window = snap.windows.find((w) => w.windowId === windowId);
       if (!window) throw windowNotFound(windowId);
       const all = snap.panes.map((p) => pickShape(paneRowSchema, p));
@@ -195,12 +194,7 @@ export const inspectTools = [
       "status of a dead pane, and whether the alternate screen (a full-screen program) is on. " +
       "Pass `generation` to make sure it is still the pane you saw.",
     input: z.object({ paneId: paneIdSchema, generation: generationSchema.optional() }).strict(),
-    output: paneRowSchema.extend({
-      historyLines: z.int().describe("Lines currently in the scrollback."),
-      historyLimit: z.int(),
-      exitStatus: z.int().optional().describe("Exit status, for a dead pane."),
-      alternateOn: z.boolean(),
-    }).strict(),
+    output: paneInfoSchema,
     annotations: "inspect",
     capability: META,
     handler: async ({ paneId, generation }, ctx) => {
@@ -209,13 +203,7 @@ export const inspectTools = [
       const pane = snap.panes.find((p) => p.paneId === paneId);
       if (!pane) throw paneNotFound(paneId);
       checkGeneration(pane, generation);
-      return {
-        ...pickShape(paneRowSchema, pane),
-        historyLines: pane.historyLines,
-        historyLimit: pane.historyLimit,
-        ...(pane.exitStatus !== undefined ? { exitStatus: pane.exitStatus } : {}),
-        alternateOn: pane.alternateOn,
-      };
+      return pickShape(paneInfoSchema, pane);
     },
   }),
   defineTool({
@@ -245,12 +233,7 @@ export const inspectTools = [
         { windows: true, panes: { window: windowId } },
         ctx.signal,
       )
-        .catch((error) => {
-          if (error instanceof ToolError && error.code === "target_not_found") {
-            throw windowNotFound(windowId);
-          }
-          throw error;
-        });
+        .catch((error) => rethrowWindowMissing(error, windowId));
       const window = snap.windows.find((w) => w.windowId === windowId);
       if (!window) throw windowNotFound(windowId);
       const x = corner.endsWith("left") ? 0 : window.width - 1;

@@ -1,0 +1,133 @@
+/**
+ * The row model: one zod schema per kind of tmux object, from which both the advertised output
+ * schemas and the TypeScript types of the tmux layer are derived, so the two cannot drift.
+ * The listing rows are the product's canonical shapes (docs/design.md §3); the `*Facts` schemas
+ * add what the tmux layer also reads for guards and detail tools.
+ */
+import { z } from "zod";
+import { clipText, FIELD_LIMITS } from "./results.ts";
+
+/** A pane id such as `%3`. */
+export const paneIdSchema = z.string().regex(/^%\d+$/).describe("Pane id, e.g. %1.");
+/** A window id such as `@2`. */
+export const windowIdSchema = z.string().regex(/^@\d+$/).describe("Window id, e.g. @1.");
+
+/** A session as list_sessions shows it. */
+export const sessionRowSchema = z.object({
+  sessionId: z.string(),
+  sessionName: z.string(),
+  windows: z.int(),
+  attached: z.int().describe("Clients of people attached (this server's own clients excluded)."),
+  created: z.string().describe("ISO 8601 creation time."),
+  path: z.string(),
+}).strict();
+
+/** A session row plus its current window. */
+export const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: z.string() });
+
+/** A window as list_windows shows it. */
+export const windowRowSchema = z.object({
+  windowId: windowIdSchema,
+  windowIndex: z.int(),
+  windowName: z.string(),
+  sessionId: z.string(),
+  sessionName: z.string(),
+  active: z.boolean(),
+  panes: z.int(),
+  width: z.int(),
+  height: z.int(),
+  zoomed: z.boolean(),
+}).strict();
+
+/** A window row plus its layout. */
+export const windowFactsSchema = windowRowSchema.extend({
+  layout: z.string().describe("tmux layout string, usable with select_layout."),
+});
+
+/** A pane as list_panes shows it. */
+export const paneRowSchema = z.object({
+  paneId: paneIdSchema,
+  generation: z.string().describe("Opaque token; changes when the pane's process is replaced."),
+  sessionId: z.string(),
+  sessionName: z.string(),
+  windowId: z.string(),
+  windowIndex: z.int(),
+  windowName: z.string(),
+  paneIndex: z.int(),
+  active: z.boolean(),
+  width: z.int(),
+  height: z.int(),
+  left: z.int(),
+  top: z.int(),
+  currentCommand: z.string(),
+  currentPath: z.string(),
+  pid: z.int(),
+  dead: z.boolean(),
+  inMode: z.boolean(),
+  title: z.string(),
+  isCaller: z.boolean().describe("The pane this server was started from."),
+  isAttended: z.boolean().describe(
+    "A person's client shows this pane, or may type into it (input tools refuse it).",
+  ),
+  hostsTmuxClient: z.boolean().describe(
+    "The pane runs a tmux client of this same server (input tools refuse it: keys would reach " +
+      "the pane that client shows).",
+  ),
+}).strict();
+
+/** What get_pane_info adds to the pane row. */
+export const paneDetailsSchema = z.object({
+  historyLines: z.int().describe("Lines currently in the scrollback."),
+  historyLimit: z.int(),
+  exitStatus: z.int().optional().describe("Exit status, for a dead pane."),
+  alternateOn: z.boolean(),
+});
+
+/** A pane row plus everything the guard and the detail tools read. */
+export const paneFactsSchema = paneRowSchema.extend({
+  ...paneDetailsSchema.shape,
+  /** Effective `synchronize-panes` (a pane option since tmux 3.2, inherited from the window). */
+  synchronized: z.boolean(),
+  /** Input disabled by `select-pane -d`: tmux silently drops keys sent to it. */
+  inputOff: z.boolean(),
+});
+
+/** A session row. */
+export type SessionRow = z.infer<typeof sessionRowSchema>;
+/** A session row plus its current window. */
+export type SessionFacts = z.infer<typeof sessionFactsSchema>;
+/** A window row. */
+export type WindowRow = z.infer<typeof windowRowSchema>;
+/** A window row plus its layout. */
+export type WindowFacts = z.infer<typeof windowFactsSchema>;
+/** A pane row. */
+export type PaneRow = z.infer<typeof paneRowSchema>;
+/** A pane row plus guard and detail facts. */
+export type PaneFacts = z.infer<typeof paneFactsSchema>;
+
+/** Fields whose text programs or people control, and how many characters of each are shown. */
+const FREE_TEXT: Readonly<Record<string, number>> = {
+  sessionName: FIELD_LIMITS.name,
+  windowName: FIELD_LIMITS.name,
+  currentCommand: FIELD_LIMITS.name,
+  title: FIELD_LIMITS.title,
+  path: FIELD_LIMITS.path,
+  currentPath: FIELD_LIMITS.path,
+};
+
+/**
+ * A row as an agent sees it: only the keys `schema` declares (tmux rows carry more facts than
+ * some tools show), with free-text fields clipped (a title a program sets can be megabytes).
+ */
+export function pickShape<S extends z.ZodObject>(schema: S, row: object): z.infer<S> {
+  const out: Record<string, unknown> = {};
+  const source = row as Record<string, unknown>;
+  for (const key of Object.keys(schema.shape)) {
+    const value = source[key];
+    if (value === undefined) continue;
+    out[key] = typeof value === "string" && key in FREE_TEXT
+      ? clipText(value, FREE_TEXT[key])
+      : value;
+  }
+  return out as z.infer<S>;
+}
