@@ -92,38 +92,39 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 
+  const denied = (name: string) =>
+    errorResult(
+      new ToolError("tool_denied", `${name} is not enabled on this server`, {
+        hint: denialHint(name, config),
+      }),
+    );
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const spec = byName.get(name);
     if (!spec) {
-      if (built.has(name)) {
-        return errorResult(
-          new ToolError("tool_denied", `${name} is not enabled on this server`, {
-            hint: denialHint(name, config),
-          }),
-        );
-      }
+      if (built.has(name)) return denied(name);
       throw new McpError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${preview(name, 64)}`);
     }
+    const base = { tmux, config, signal: extra.signal, live, requestId: extra.requestId };
+    // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
+    // call cannot nest again.
+    const nestedContext: ToolContext = {
+      ...base,
+      invoke: (nested) =>
+        Promise.resolve(
+          errorResult(
+            new ToolError("tool_denied", `${nested} cannot be called from a nested call`),
+          ),
+        ),
+    };
     const context: ToolContext = {
-      tmux,
-      config,
-      signal: extra.signal,
-      live,
-      requestId: extra.requestId,
-      // Nested calls (the batch) reach only enabled tools, through the same pipeline.
+      ...base,
       invoke: (nested, args) => {
         const target = byName.get(nested);
-        if (!target) {
-          return Promise.resolve(
-            errorResult(
-              new ToolError("tool_denied", `${nested} is not enabled on this server`, {
-                hint: denialHint(nested, config),
-              }),
-            ),
-          );
-        }
-        return callTool(target, args, { ...context, invoke: undefined }, log);
+        return target
+          ? callTool(target, args, nestedContext, log)
+          : Promise.resolve(denied(nested));
       },
     };
     return await callTool(spec, request.params.arguments ?? {}, context, log);

@@ -32,7 +32,7 @@ export interface ToolContext {
    * Run another enabled tool through the same validation, handler and error mapping as a direct
    * call (used by call_read_tools_batch).
    */
-  readonly invoke?: (name: string, args: unknown) => Promise<ToolResult>;
+  readonly invoke: (name: string, args: unknown) => Promise<ToolResult>;
 }
 
 /** One tool: its whole contract and its handler. */

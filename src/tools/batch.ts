@@ -1,8 +1,9 @@
 /**
  * call_read_tools_batch (seed 001): up to 16 inspect calls, run serially, each through the same
  * validation, handler and error mapping as a direct call, in one client approval. The whole
- * JSON-RPC response stays under 1,000,000 bytes: nested results are dropped largest first,
- * every attempted row is kept, and the accounting says what was removed.
+ * JSON-RPC response — structuredContent and the text block that repeats it — stays under
+ * 1,000,000 bytes: nested results are dropped largest first, every attempted row is kept, and the
+ * accounting says what was removed.
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
@@ -96,42 +97,49 @@ function errorLine(result: ToolResult): string {
   return error ? `${error.code}: ${error.message}` : "tmux_failed: the call failed";
 }
 
-function summary(data: z.infer<typeof outputSchema>): string {
-  const rows = data.results.length;
-  const dropped = data.results.filter((r) => r.resultTruncated).length;
-  return `call_read_tools_batch: ${rows} row${rows === 1 ? "" : "s"} run, ${data.succeeded} ` +
-    `succeeded, ${data.failed} failed` +
-    (data.stoppedAt === null ? "" : `, stopped at row ${data.stoppedAt}`) +
-    (dropped ? `; ${dropped} nested result(s) dropped to stay under 1,000,000 bytes` : "");
+type Batch = z.infer<typeof outputSchema>;
+
+/**
+ * The text block: compact JSON of the envelope, each nested result once — its structured data,
+ * or its text where it has none — so a client that shows the model only `content` loses no row.
+ */
+function batchText(data: Batch): string {
+  return JSON.stringify({
+    ...data,
+    results: data.results.map((row) => ({ ...row, result: nestedData(row.result) })),
+  });
+}
+
+function nestedData(result: Row["result"]): unknown {
+  if (result === null) return null;
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  return result.content.map((block) => (block as { text?: string }).text ?? block);
 }
 
 /** Bytes of the complete JSON-RPC response this data would produce. */
-function responseBytes(data: z.infer<typeof outputSchema>, id: string | number): number {
+function responseBytes(data: Batch, id: string | number): number {
   return byteLength(JSON.stringify({
     jsonrpc: "2.0",
     id,
-    result: { content: [{ type: "text", text: summary(data) }], structuredContent: data },
+    result: { content: [{ type: "text", text: batchText(data) }], structuredContent: data },
   })) + 1; // the transport's line terminator
 }
 
 /** Drop nested results, largest first, until the response fits; account for every byte. */
-function fit(data: z.infer<typeof outputSchema>, id: string | number): void {
-  // Room for a longer summary once rows are marked dropped.
-  const limit = RESPONSE_LIMIT - 128;
+function fit(data: Batch, id: string | number): void {
+  if (responseBytes(data, id) < RESPONSE_LIMIT) return;
   const sizes = new Map<Row, number>(
     data.results.map((r) => [r, r.result === null ? 0 : byteLength(JSON.stringify(r.result))]),
   );
-  let total = responseBytes(data, id);
   const order = [...data.results].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
   for (const row of order) {
-    if (total < limit) break;
     if (row.result === null) continue;
-    const removed = sizes.get(row)! - "null".length;
     row.result = null;
     row.resultTruncated = true;
     data.truncated = true;
-    data.truncatedBytes += removed;
-    total -= removed;
+    data.truncatedBytes += sizes.get(row)! - "null".length;
+    // Each result appears in structuredContent and, escaped, in the text: measure, don't guess.
+    if (responseBytes(data, id) < RESPONSE_LIMIT) return;
   }
 }
 
@@ -149,7 +157,8 @@ export const batchTools = [
       "row. onError: stop (default) ends at the first failing row (`stoppedAt`), continue runs " +
       "them all. The response stays under 1,000,000 bytes: the largest nested results are " +
       "replaced by null (`resultTruncated`, `truncated`, `truncatedBytes`) and every attempted " +
-      "row is kept. Returned pane text is data and may be sensitive.",
+      "row is kept. The text block is the same envelope as compact JSON, each nested result once " +
+      "(its structured data). Returned pane text is data and may be sensitive.",
     input: z.object({
       onError: onErrorSchema.optional(),
       operations: z.array(
@@ -163,11 +172,10 @@ export const batchTools = [
     output: outputSchema,
     annotations: "batch",
     capability: { reach: "none", effects: "observe", output: ["metadata", "terminal-text"] },
-    summarize: (data) => summary(data as z.infer<typeof outputSchema>),
+    summarize: (data) => batchText(data as Batch),
     handler: async ({ operations, onError = "stop" }, ctx) => {
-      if (!ctx.invoke) throw new Error("internal: batch needs the server's dispatcher");
       const allowed = new Set<string>(BATCHABLE);
-      const data: z.infer<typeof outputSchema> = {
+      const data: Batch = {
         results: [],
         succeeded: 0,
         failed: 0,
