@@ -7,7 +7,7 @@
  * ```
  * @module
  */
-export { CAPABILITIES_URI, createTmuxMcpServer, INSTRUCTIONS } from "./src/server.ts";
+export { CAPABILITIES_URI, createTmuxMcpServer, serverInstructions } from "./src/server.ts";
 export type { TmuxMcpServer, TmuxMcpServerOptions } from "./src/server.ts";
 export { type Config, ConfigError, parseConfig, type ParseOutcome } from "./src/config.ts";
 export { SURFACE, TOOLS } from "./src/catalog.ts";

@@ -3,6 +3,8 @@ import { assert, assertEquals, assertMatch, assertThrows } from "./support/asser
 import { SURFACE, TOOLS } from "../src/catalog.ts";
 import { ConfigError, parseConfig, TOOLSETS } from "../src/config.ts";
 import { connectInProcess, runMain } from "./support/client.ts";
+import { serverInstructions } from "../src/server.ts";
+import { isSupported, parseTmuxVersion } from "../src/tmux/version.ts";
 
 function parse(args: string[], env: Record<string, string> = {}) {
   const outcome = parseConfig(args, (n) => env[n], SURFACE);
@@ -175,4 +177,44 @@ Deno.test("main.ts: invalid input exits non-zero with one stderr line; --help an
   const http = await runMain(["--http", "127.0.0.1:8765"]);
   assertEquals(http.code, 2);
   assertMatch(http.stderr, /not available/);
+});
+
+Deno.test("instructions describe only what the enabled tools can do", async () => {
+  for (
+    const [toolsets, mentions, absent] of [
+      ["inspect", ["capture_since"], ["type into panes", "target_denied"]],
+      ["inspect,execute", ["capture_since", "type into panes", "target_denied"], []],
+      ["execute", ["type into panes", "target_denied"], ["capture_since"]],
+    ] as const
+  ) {
+    const { client, close } = await connectInProcess(["--toolsets", toolsets, "-L", "x"]);
+    try {
+      const text = client.getInstructions() ?? "";
+      const { tools } = await client.listTools();
+      assertEquals(text, serverInstructions(tools.map((t) => t.name)));
+      assert(new TextEncoder().encode(text).length <= 2048, "under 2 KB");
+      for (const word of mentions) assert(text.includes(word), `${toolsets}: ${word}`);
+      for (const word of absent) assert(!text.includes(word), `${toolsets}: no ${word}`);
+    } finally {
+      await close();
+    }
+  }
+});
+
+Deno.test("tmux versions: 3.2 and newer are accepted, older ones refused, unnumbered builds pass", () => {
+  const cases: Array<[string, boolean | undefined]> = [
+    ["tmux 3.3a", true],
+    ["tmux 3.2", true],
+    ["tmux 3.2-rc2", true],
+    ["tmux next-3.5", true],
+    ["tmux 10.0", true],
+    ["tmux 3.1c", false],
+    ["tmux 2.9a", false],
+    ["tmux master", undefined],
+    ["tmux openbsd-7.5", undefined],
+  ];
+  for (const [text, supported] of cases) {
+    const release = parseTmuxVersion(text);
+    assertEquals(release === undefined ? undefined : isSupported(release), supported, text);
+  }
 });

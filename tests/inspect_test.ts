@@ -30,6 +30,7 @@ Deno.test("get_server_info: version, socket, pid, counts, caller", async () => {
     ).trim();
     assertEquals(`tmux ${info.version}`, tmuxV);
     assertEquals(info.socketPath, fx.socket);
+    assertEquals(info.socket, undefined, "one machine-readable socket field");
     assertEquals(info.pid, pid);
     assertEquals(info.alive, true);
     assertEquals([info.sessions, info.windows, info.panes, info.clients], [2, 2, 3, 0]);

@@ -5,7 +5,6 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { boundList, clipText, LIST_BYTES, LIST_LIMIT, truncatedFlag } from "../results.ts";
-import { describeSocket } from "../tmux/command.ts";
 import { readVariables, snapshot, tmuxVersion, VARIABLE_NAME } from "../tmux/queries.ts";
 import {
   checkGeneration,
@@ -57,8 +56,9 @@ export const inspectTools = [
     input: z.object({}).strict(),
     output: z.object({
       version: z.string().describe("tmux's version, e.g. 3.3a."),
-      socketPath: z.string().nullable(),
-      socket: z.string().describe("The configured socket, in words."),
+      socketPath: z.string().nullable().describe(
+        "The server's socket path; null when no server runs on a socket chosen by name or default.",
+      ),
       pid: z.int().nullable(),
       alive: z.boolean(),
       sessions: z.int(),
@@ -73,7 +73,6 @@ export const inspectTools = [
     capability: META,
     handler: async (_args, ctx) => {
       const version = (await tmuxVersion(ctx.tmux, ctx.signal)).replace(/^tmux\s+/, "");
-      const socket = describeSocket(ctx.config.socket);
       try {
         const snap = await snapshot(ctx.tmux, {
           server: true,
@@ -86,7 +85,6 @@ export const inspectTools = [
         return {
           version,
           socketPath: snap.server?.socketPath ?? null,
-          socket,
           pid,
           alive: true,
           sessions: snap.sessions.length,
@@ -103,7 +101,6 @@ export const inspectTools = [
         return {
           version,
           socketPath: ctx.config.socket.kind === "path" ? ctx.config.socket.path : null,
-          socket,
           pid: null,
           alive: false,
           sessions: 0,
