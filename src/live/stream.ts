@@ -16,9 +16,7 @@ export function formatCursor(streamId: string, offset: number): string {
 export function parseCursor(cursor: string): { streamId: string; offset: number } {
   const m = /^ltxc1\.([0-9a-f]{32})\.(0|[1-9][0-9]*)$/.exec(cursor);
   if (!m || !Number.isSafeInteger(Number(m[2]))) {
-    throw new ToolError("stale_cursor", "the cursor is malformed", {
-      hint: "Call capture_since without a cursor to start a new stream.",
-    });
+    throw new ToolError("stale_cursor", "the cursor is malformed");
   }
   return { streamId: m[1], offset: Number(m[2]) };
 }

@@ -242,7 +242,6 @@ export class LiveEngine {
       "stale_cursor",
       `the stream ended: this server follows at most ${this.#options.maxConnections} sessions ` +
         "at once, and this one was the least recently read when another was needed",
-      { hint: "Call capture_since without a cursor to start a new stream for this pane." },
     );
     for (const stream of this.#streamsOf(connection.client)) this.#end(stream, error);
     connection.client.close().catch(() => {});
@@ -269,12 +268,7 @@ export class LiveEngine {
   }
 
   #drop(stream: PaneStream, reason: string): void {
-    this.#end(
-      stream,
-      new ToolError("stale_cursor", `the stream ended: ${reason}`, {
-        hint: "Call capture_since without a cursor to start a new stream.",
-      }),
-    );
+    this.#end(stream, new ToolError("stale_cursor", `the stream ended: ${reason}`));
   }
 
   /** Forget a stream, wake its waiters with `error`, and remember why it ended. */

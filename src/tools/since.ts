@@ -5,10 +5,11 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { cleanTerminalText, readableLength } from "../live/terminal_text.ts";
-import { CURSOR_PATTERN, formatCursor, parseCursor } from "../live/stream.ts";
+import { readFrom } from "../live/read.ts";
+import { CURSOR_PATTERN, formatCursor, type PaneStream, parseCursor } from "../live/stream.ts";
 import { boundText, TEXT_LIMITS } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
+import type { LiveEngine } from "../tmux/live.ts";
 import { paneNotFound } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { maxBytesSchema, maxLinesSchema } from "./capture.ts";
@@ -18,15 +19,7 @@ import { sleep } from "./common.ts";
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
 
-const decoder = new TextDecoder();
-
 type Outcome = "started" | "output" | "idle" | "timeout";
-
-function stale(message: string): ToolError {
-  return new ToolError("stale_cursor", message, {
-    hint: "Call capture_since again without a cursor to start a new stream.",
-  });
-}
 
 /** Clamp a requested wait to the server's ceiling, disclosing the clamp. */
 function waitBudget(waitMs: number | undefined, ctx: ToolContext) {
@@ -136,52 +129,34 @@ export const sinceTools = [
       const { streamId, offset } = parseCursor(args.cursor);
       const stream = live.find(streamId);
       if (!stream) {
-        throw live.endedReason(streamId) ?? stale(
-          "this cursor's stream is gone (unused for 5 minutes, server restarted, or pane replaced)",
-        );
+        throw live.endedReason(streamId) ??
+          new ToolError(
+            "stale_cursor",
+            "this cursor's stream is gone (unused for 5 minutes, server restarted, or pane replaced)",
+          );
       }
       if (stream.paneId !== args.paneId) {
-        throw stale(`this cursor belongs to ${stream.paneId}'s stream, not ${args.paneId}'s`);
+        throw new ToolError(
+          "stale_cursor",
+          `this cursor belongs to ${stream.paneId}'s stream, not ${args.paneId}'s`,
+        );
       }
-      if (offset > stream.total) throw stale("this cursor points past the stream's end");
+      if (offset > stream.total) {
+        throw new ToolError("stale_cursor", "this cursor points past the stream's end");
+      }
       await ensureCurrent(live, stream, args.paneId, ctx.signal);
 
-      // Read what is complete after the cursor; with waitMs, sleep on the stream until some
-      // readable text arrives. A character or escape sequence still being written is held back
-      // (the cursor stays before it) and does not count as output.
-      const deadline = Date.now() + timeoutMs;
-      let missedBytes = 0;
-      let from = offset;
-      let text = "";
-      let outcome: Outcome = "idle";
-      for (;;) {
-        missedBytes += Math.max(0, stream.start - from);
-        const { bytes } = stream.read(from);
-        const usable = readableLength(bytes);
-        const start = Math.max(from, stream.start);
-        text += cleanTerminalText(decoder.decode(bytes.subarray(0, usable)));
-        from = start + usable;
-        if (text !== "") {
-          outcome = "output";
-          break;
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) {
-          outcome = timeoutMs > 0 ? "timeout" : "idle";
-          break;
-        }
-        await stream.waitForOutput(stream.total, left, ctx.signal);
-      }
+      const read = await readFrom(stream, offset, timeoutMs, ctx.signal);
       // A pane closed while we waited is reported as such, not as a quiet timeout.
-      if (outcome === "timeout") await ensureCurrent(live, stream, args.paneId, ctx.signal);
+      if (read.outcome === "timeout") await ensureCurrent(live, stream, args.paneId, ctx.signal);
       return {
-        ...bounded(text, maxLines, maxBytes),
-        cursor: formatCursor(stream.id, from),
+        ...bounded(read.text, maxLines, maxBytes),
+        cursor: formatCursor(stream.id, read.next),
         paneId: stream.paneId,
         generation: stream.generation,
         streaming: true,
-        missedBytes,
-        ...common(outcome),
+        missedBytes: read.missedBytes,
+        ...common(read.outcome),
       };
     },
   }),
@@ -189,8 +164,8 @@ export const sinceTools = [
 
 /** Refuse a cursor whose pane is gone, was replaced, or moved out of the watched session. */
 async function ensureCurrent(
-  live: NonNullable<ToolContext["live"]>,
-  stream: Parameters<NonNullable<ToolContext["live"]>["check"]>[0],
+  live: LiveEngine,
+  stream: PaneStream,
   paneId: string,
   signal: AbortSignal,
 ): Promise<void> {
@@ -200,7 +175,8 @@ async function ensureCurrent(
   if (state === "gone") {
     throw paneNotFound(paneId);
   }
-  throw stale(
+  throw new ToolError(
+    "stale_cursor",
     state === "moved"
       ? `pane ${paneId} moved to another session since this cursor was issued`
       : `pane ${paneId} was replaced since this cursor was issued`,
