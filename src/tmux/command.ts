@@ -131,7 +131,7 @@ export class TmuxRunner {
     if (options.signal?.aborted) {
       throw new ToolError("cancelled", "the call was cancelled before tmux was started");
     }
-    let output: Deno.CommandOutput;
+    let output: Output | undefined;
     try {
       output = await this.#spawn(args, options.stdin, signal);
     } catch (error) {
@@ -153,7 +153,7 @@ export class TmuxRunner {
     if (options.signal?.aborted) {
       throw new ToolError("cancelled", "the call was cancelled", { effects });
     }
-    if (deadline.aborted) {
+    if (deadline.aborted || output === undefined) {
       throw new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`, { effects });
     }
     const decoder = new TextDecoder();
@@ -166,19 +166,24 @@ export class TmuxRunner {
   /** `tmux -V`, trimmed: works without a server; `tmux_not_found` when tmux is missing. */
   async version(signal?: AbortSignal): Promise<string> {
     const deadline = AbortSignal.timeout(this.#timeoutMs);
+    let out: Output | undefined;
     try {
-      const out = await this.#spawn(
+      out = await this.#spawn(
         ["-V"],
         undefined,
         signal ? AbortSignal.any([signal, deadline]) : deadline,
       );
-      return new TextDecoder().decode(out.stdout).trim();
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
         throw new ToolError("tmux_not_found", "tmux is not installed or not on PATH");
       }
       throw error;
     }
+    if (out === undefined) {
+      if (signal?.aborted) throw new ToolError("cancelled", "the call was cancelled");
+      throw new ToolError("timeout", `tmux -V did not answer within ${this.#timeoutMs} ms`);
+    }
+    return new TextDecoder().decode(out.stdout).trim();
   }
 
   /**
@@ -193,32 +198,61 @@ export class TmuxRunner {
     });
   }
 
+  /**
+   * Start tmux and collect its output, or give up when `signal` fires (then resolve undefined).
+   * Giving up cannot wait for EOF: a stopped tmux server holds our pipes open (the client hands its
+   * fds to the server), even after the client is dead. So the client is killed and our ends of the
+   * pipes are released by cancelling the readers; a write tmux never reads is left behind.
+   */
   async #spawn(
     args: string[],
     stdin: Uint8Array | string | undefined,
     signal: AbortSignal,
-  ): Promise<Deno.CommandOutput> {
+  ): Promise<Output | undefined> {
     const child = this.#spawnChild(args, {
       stdin: stdin === undefined ? "null" : "piped",
       stderr: "piped",
-      signal,
     });
-    if (stdin !== undefined) {
+    const out = child.stdout.getReader();
+    const err = child.stderr.getReader();
+    const writer = stdin === undefined ? undefined : child.stdin.getWriter();
+    const given = Promise.withResolvers<undefined>();
+    const giveUp = () => given.resolve(undefined);
+    signal.addEventListener("abort", giveUp, { once: true });
+    if (signal.aborted) giveUp();
+    const reads = Promise.all([readAll(out), readAll(err), child.status]);
+    if (writer && stdin !== undefined) {
       const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-      const writer = child.stdin.getWriter();
-      try {
-        await writer.write(bytes);
-        await writer.close();
-      } catch {
-        // tmux exited before reading everything; its exit status tells the story.
+      // A failed write means tmux exited before reading everything; its exit status tells.
+      void writer.write(bytes).then(() => writer.close()).catch(() => {});
+    }
+    let output: Output | undefined;
+    try {
+      const done = await Promise.race([reads, given.promise]);
+      if (done !== undefined) {
+        const [stdout, stderr, status] = done;
+        output = { success: status.success, stdout, stderr };
+      }
+      return output;
+    } finally {
+      signal.removeEventListener("abort", giveUp);
+      if (output === undefined) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // it exited meanwhile
+        }
+        // Not awaited beyond the readers and the exit: an unread stdin write may never finish.
+        writer?.abort().catch(() => {});
+        await Promise.allSettled([out.cancel(), err.cancel()]);
+        await reads.catch(() => {});
       }
     }
-    return await child.output();
   }
 
   #spawnChild(
     args: string[],
-    options: { stdin: "null" | "piped"; stderr: "null" | "piped"; signal?: AbortSignal },
+    options: { stdin: "null" | "piped"; stderr: "null" | "piped" },
   ): Deno.ChildProcess {
     const make = () =>
       new Deno.Command("tmux", {
@@ -226,7 +260,6 @@ export class TmuxRunner {
         stdin: options.stdin,
         stdout: "piped",
         stderr: options.stderr,
-        signal: options.signal,
         ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
       }).spawn();
     try {
@@ -257,6 +290,33 @@ export class TmuxRunner {
     }
     return env;
   }
+}
+
+/** What one finished tmux invocation produced. */
+interface Output {
+  success: boolean;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}
+
+/** Everything a reader yields until EOF (or until it is cancelled), as one array. */
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
 }
 
 function isCommandList(

@@ -87,12 +87,17 @@ interface Block {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const COMMAND_TIMEOUT_MS = 10_000;
+/** How long a detaching client may take to exit before it is killed. */
+const CLOSE_GRACE_MS = 1_000;
 
 /** A live control-mode connection to one session. */
 export class ControlClient {
   readonly sessionId: string;
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #stdout: ReadableStreamDefaultReader<Uint8Array>;
+  /** Absent when the client's stderr is not piped (spawnControl discards it). */
+  readonly #stderrReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #handlers: ControlHandlers;
   readonly #pending: Pending[] = [];
   #block: Block | undefined;
@@ -108,6 +113,8 @@ export class ControlClient {
     this.sessionId = sessionId;
     this.#child = child;
     this.#writer = child.stdin.getWriter();
+    this.#stdout = child.stdout.getReader();
+    this.#stderrReader = pipedReader(() => child.stderr);
     this.#handlers = handlers;
     this.#done = Promise.all([this.#readStdout(), this.#readStderr(), child.status]).then(() => {
       this.#lost("the tmux client exited");
@@ -178,7 +185,9 @@ export class ControlClient {
           reject(new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`))
         );
         this.#lost("a reply did not arrive in time");
-        void this.close();
+        // No polite detach: a tmux that does not answer would not take it either.
+        this.#closing = true;
+        this.#terminate();
       }, timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       // The slot stays queued even if the caller gives up: replies are matched in order.
@@ -192,32 +201,49 @@ export class ControlClient {
     });
   }
 
-  /** Detach (end of input makes the client exit) and wait for the process; kill it if it lingers. */
+  /**
+   * Detach (end of input makes the client exit) and wait until the process and its pipes are done;
+   * whatever is not done within {@link CLOSE_GRACE_MS} is cut off, so closing is bounded whatever
+   * tmux does.
+   */
   async close(): Promise<void> {
     if (this.#closing) return await this.#done;
     this.#closing = true;
-    await this.#writes;
-    await this.#writer.close().catch(() => {});
+    // Our writes reach the server itself (it holds the client's stdin), so with a stopped server
+    // even they may never complete: they are part of the grace period, not waited for after it.
+    const detach = this.#writes.then(() => this.#writer.close()).catch(() => {});
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const exited = await Promise.race([
-      this.#child.status.then(() => true),
-      new Promise<false>((r) => timer = setTimeout(() => r(false), 2000)),
+    const done = await Promise.race([
+      Promise.all([detach, this.#done]).then(() => true),
+      new Promise<false>((r) => timer = setTimeout(() => r(false), CLOSE_GRACE_MS)),
     ]);
     clearTimeout(timer);
-    if (!exited) {
-      try {
-        this.#child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    if (!done) this.#terminate();
     await this.#done;
+  }
+
+  /**
+   * Kill the client and release our ends of its pipes. Waiting for EOF is not enough: a stopped
+   * tmux server holds the client's stdout open (the client hands its fds over), even after the
+   * client is dead, so the readers are cancelled. A write still queued is abandoned.
+   */
+  #terminate(): void {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    this.#writer.abort().catch(() => {});
+    this.#stdout.cancel().catch(() => {});
+    this.#stderrReader?.cancel().catch(() => {});
   }
 
   async #readStdout(): Promise<void> {
     let buffer = new Uint8Array(0);
     try {
-      for await (const chunk of this.#child.stdout) {
+      while (true) {
+        const { done, value: chunk } = await this.#stdout.read();
+        if (done) break;
         const joined = new Uint8Array(buffer.length + chunk.length);
         joined.set(buffer);
         joined.set(chunk, buffer.length);
@@ -235,8 +261,13 @@ export class ControlClient {
   }
 
   async #readStderr(): Promise<void> {
+    if (!this.#stderrReader) return;
     try {
-      for await (const chunk of this.#child.stderr) this.#stderr += decoder.decode(chunk);
+      while (true) {
+        const { done, value } = await this.#stderrReader.read();
+        if (done) break;
+        this.#stderr += decoder.decode(value);
+      }
     } catch {
       // ignore
     }
@@ -298,6 +329,17 @@ export class ControlClient {
       );
     }
     this.#handlers.onClose(this, reason, this.#closing);
+  }
+}
+
+/** A reader of a child's pipe, or undefined when that pipe is not piped (Deno throws then). */
+function pipedReader(
+  stream: () => ReadableStream<Uint8Array>,
+): ReadableStreamDefaultReader<Uint8Array> | undefined {
+  try {
+    return stream().getReader();
+  } catch {
+    return undefined;
   }
 }
 
