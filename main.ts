@@ -3,12 +3,11 @@
  * stdout carries only MCP messages; every diagnostic goes to stderr.
  * @module
  */
-import process from "node:process";
 import { SURFACE, TOOLS } from "./src/catalog.ts";
 import { ConfigError, helpText, parseConfig } from "./src/config.ts";
 import { ToolError } from "./src/errors.ts";
-import { StdioServerTransport } from "./src/sdk.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
+import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
 import { describeSocket } from "./src/tmux/command.ts";
 import { tmuxVersion } from "./src/tmux/queries.ts";
 import { VERSION } from "./src/version.ts";
@@ -21,6 +20,12 @@ function readEnv(name: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * How long shutdown waits for our tmux clients to detach before exiting anyway. Closing is bounded
+ * on its own (ControlClient kills a client that lingers); this bounds whatever else may hang.
+ */
+const SHUTDOWN_BOUND_MS = 2_000;
 
 function say(line: string): void {
   console.error(`tmux-mcp: ${line}`);
@@ -74,14 +79,32 @@ async function main(): Promise<number | undefined> {
     }
   }
 
-  const transport = new StdioServerTransport();
-  // The stdio transport does not end on EOF by itself; a client closing our stdin means goodbye.
-  const shutdown = () => void built.close().finally(() => Deno.exit(0));
-  process.stdin.on("end", shutdown);
-  // Detach our control clients on the way out, so no tmux process of ours outlives us.
+  const transport = new StdioTransport({ log: say });
+  let stopping = false;
+  /** One way out for every reason: say why, detach our tmux clients (bounded), exit. */
+  const shutdown = (reason: CloseReason) => {
+    if (stopping) return;
+    stopping = true;
+    say(`shutting down: ${reason.message}`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        say(`closing took over ${SHUTDOWN_BOUND_MS} ms; exiting without waiting for tmux`);
+        resolve();
+      }, SHUTDOWN_BOUND_MS);
+    });
+    void Promise.race([built.close().catch(() => {}), bound]).finally(() => {
+      clearTimeout(timer);
+      Deno.exit(reason.error ? 1 : 0);
+    });
+  };
+  // The transport closes on end of input, on a read or write failure, or when the server closes
+  // it; in every case nobody can talk to us any more, so the process ends.
+  built.server.onclose = () =>
+    shutdown(transport.closeReason ?? { error: false, message: "the connection closed" });
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     try {
-      Deno.addSignalListener(signal, shutdown);
+      Deno.addSignalListener(signal, () => shutdown({ error: false, message: signal }));
     } catch {
       // not supported on this platform
     }

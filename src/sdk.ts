@@ -7,12 +7,20 @@ export { Server } from "@modelcontextprotocol/sdk/server";
 export {
   CallToolRequestSchema,
   type CallToolResult,
+  CancelledNotificationSchema,
   ErrorCode as JsonRpcErrorCode,
+  InitializedNotificationSchema,
+  InitializeRequestSchema,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
+  ProgressNotificationSchema,
   ReadResourceRequestSchema,
+  type RequestId,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/server/stdio"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/shared/transport"
+export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

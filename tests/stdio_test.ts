@@ -1,9 +1,11 @@
 /** End to end: main.ts over stdio with exactly the permissions of `deno task start`. */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { CAPABILITIES_URI, INSTRUCTIONS } from "../src/server.ts";
+import { CAPABILITIES_URI, serverInstructions } from "../src/server.ts";
 import { ANNOTATIONS, CAPABILITY_META_KEY, capabilityRow, TOOLS } from "../src/catalog.ts";
 import { connectStdio, fails, ok, startPermissions } from "./support/client.ts";
 import { TmuxFixture } from "./support/fixture.ts";
+import { RawMain } from "./support/raw_stdio.ts";
+import { StdioTransport } from "../src/stdio_transport.ts";
 
 Deno.test("start permissions are narrow: run=tmux and a short env list; no -A, read, write, net", async () => {
   const flags = await startPermissions();
@@ -22,10 +24,10 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
   try {
     assertEquals(client.getServerVersion()?.name, "tmux-mcp");
     const instructions = client.getInstructions() ?? "";
-    assertEquals(instructions, INSTRUCTIONS);
     assert(new TextEncoder().encode(instructions).length <= 2048, "instructions fit in 2 KB");
 
     const { tools } = await client.listTools();
+    assertEquals(instructions, serverInstructions(tools.map((t) => t.name)));
     const defaults = TOOLS.filter((t) => ["inspect", "manage", "execute"].includes(t.toolset));
     assertEquals(tools.map((t) => t.name), defaults.map((t) => t.name));
     for (const tool of tools) {
@@ -214,4 +216,145 @@ Deno.test("stdio: capture_since streams with live mode, and falls back with --no
     // Closing the MCP connection detached our control client.
     assertEquals((await fx.tmux("list-clients")).trim(), "");
   }
+});
+
+/** No tmux server is needed for these: nothing they send reaches tmux. */
+const NO_SERVER = ["-L", "tmux-mcp-test-none"];
+
+type Reply = { id?: unknown; error?: { code: number; message: string }; result?: unknown };
+
+Deno.test("stdio: malformed messages are answered with JSON-RPC errors, and serving goes on", async () => {
+  await using main = await RawMain.spawn(NO_SERVER);
+  await main.handshake();
+  await main.line('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
+  const parse = await main.reply((m) => "error" in m) as Reply;
+  assertEquals([parse.id, parse.error?.code], [null, -32700]);
+
+  await main.line({ jsonrpc: "2.0", id: 2, method: "tools/list", params: [1, 2] });
+  const array = await main.reply((m) => m.id === 2) as Reply;
+  assertEquals(array.error?.code, -32602);
+
+  await main.line({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: 5 } });
+  const typed = await main.reply((m) => m.id === 3) as Reply;
+  assertEquals(typed.error?.code, -32602);
+  assert(typed.error!.message.length < 200, typed.error!.message);
+  assertMatch(typed.error!.message, /name/);
+
+  const pong = await main.request("ping") as Reply;
+  assertEquals(pong.result, {});
+});
+
+Deno.test("stdio: a line over 10 MiB is refused with a JSON-RPC error and the next request is answered", async () => {
+  await using main = await RawMain.spawn(NO_SERVER);
+  await main.handshake();
+  const huge = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 41,
+    method: "tools/call",
+    params: { name: "list_sessions", arguments: { junk: "x".repeat(11 * 1024 * 1024) } },
+  });
+  // Written in pieces while the server reads, as a real client's pipe would deliver it.
+  const bytes = new TextEncoder().encode(huge + "\n");
+  for (let at = 0; at < bytes.length; at += 1 << 20) {
+    await main.write(bytes.subarray(at, at + (1 << 20)));
+  }
+  const refused = await main.reply((m) => "error" in m) as Reply;
+  assertEquals([refused.id, refused.error?.code], [null, -32600]);
+  assertMatch(refused.error!.message, /10485760 bytes/);
+  const pong = await main.request("ping") as Reply;
+  assertEquals(pong.result, {});
+  assertMatch(main.stderr, /skipped an input line over 10485760 bytes/);
+  assertEquals(await main.exited(0), undefined);
+});
+
+Deno.test("stdio: a 9 MB message is read in linear time", async () => {
+  await using main = await RawMain.spawn(NO_SERVER);
+  await main.handshake();
+  const line = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 9,
+    method: "tools/call",
+    params: { name: "list_sessions", arguments: { junk: "y".repeat(9_000_000) } },
+  });
+  const start = performance.now();
+  await main.line(line);
+  const reply = await main.reply((m) => m.id === 9, 20_000) as Reply;
+  const ms = performance.now() - start;
+  // Refused by the tool's schema: the point is that it was read, and quickly.
+  assertEquals((reply.result as { isError: boolean }).isError, true);
+  assert(ms < 3000, `a 9 MB line took ${Math.round(ms)} ms`);
+});
+
+Deno.test("stdio: closing stdin ends the process promptly with status 0", async () => {
+  await using main = await RawMain.spawn(NO_SERVER);
+  await main.handshake();
+  await main.closeStdin();
+  const status = await main.exited(5000);
+  assert(status, "still running 5 s after stdin closed");
+  assertEquals(status.code, 0);
+  assertMatch(main.stderr, /shutting down: end of input/);
+});
+
+Deno.test("stdio: requests written just before stdin closes are still answered", async () => {
+  await using main = await RawMain.spawn(NO_SERVER);
+  await main.handshake();
+  await main.line({ jsonrpc: "2.0", id: 21, method: "ping" });
+  await main.line({ jsonrpc: "2.0", id: 22, method: "tools/list" });
+  await main.closeStdin();
+  assertEquals((await main.reply((m) => m.id === 21) as Reply).result, {});
+  assert((await main.reply((m) => m.id === 22) as Reply).result);
+  assertEquals((await main.exited(5000))?.code, 0);
+});
+
+Deno.test("stdio: when stdout is gone the process exits with an error status", async () => {
+  await using main = await RawMain.spawn(NO_SERVER);
+  await main.handshake();
+  await main.closeStdout();
+  // The reply cannot be written: the transport closes, and with it the server.
+  await main.line({ jsonrpc: "2.0", id: 5, method: "ping" });
+  const status = await main.exited(5000);
+  assert(status, "still running 5 s after stdout went away");
+  assertEquals(status.code, 1);
+  assertMatch(main.stderr, /shutting down: could not write to stdout/);
+});
+
+Deno.test("the stdio transport splits lines at any chunk boundary and skips an oversize one", async () => {
+  const enc = new TextEncoder();
+  const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
+  const long = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "ping",
+    params: { x: "z".repeat(200) },
+  });
+  const first = enc.encode(ping(1) + "\n");
+  const chunks = [
+    ...[...first].map((b) => new Uint8Array([b])), // one byte at a time
+    enc.encode(long.slice(0, 50)),
+    enc.encode(long.slice(50, 150)),
+    enc.encode(long.slice(150) + "\n\n" + ping(3).slice(0, 10)),
+    enc.encode(ping(3).slice(10) + "\r\n"),
+    enc.encode("not json\n" + "trailing"),
+  ];
+  const written: string[] = [];
+  const logs: string[] = [];
+  const transport = new StdioTransport({
+    input: ReadableStream.from(chunks),
+    output: new WritableStream({ write: (c) => void written.push(new TextDecoder().decode(c)) }),
+    maxLineBytes: 100,
+    log: (m) => logs.push(m),
+  });
+  const received: unknown[] = [];
+  const closed = Promise.withResolvers<void>();
+  transport.onmessage = (m) => void received.push(m);
+  transport.onclose = () => closed.resolve();
+  await transport.start();
+  await closed.promise;
+  await new Promise((r) => setTimeout(r, 0)); // let the queued replies reach the sink
+  assertEquals(received, [JSON.parse(ping(1)), JSON.parse(ping(3))]);
+  assertEquals(written.map((w) => JSON.parse(w).error.code), [-32600, -32700]);
+  assertEquals(transport.closeReason, { error: false, message: "end of input" });
+  assertEquals(logs.length, 3, logs.join("\n"));
+  assertMatch(logs[0], /skipped an input line over 100 bytes/);
+  assertMatch(logs[2], /ignored 8 bytes after the last newline/);
 });
