@@ -261,3 +261,81 @@ Deno.test("search_panes: more than 200 panes is clamped and says so", async () =
     await close();
   }
 });
+
+Deno.test("search_panes: a pattern that compiles too large is refused before any line is matched", async () => {
+  await using fx = await TmuxFixture.start({
+    width: 200,
+    command: `sh -c 'seq -f "%0190g" 1 8 | tr 0-9 x; exec sleep 100000'`,
+  });
+  await printed(fx, "%0", "x".repeat(190));
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    // The issue's pattern: 1,862 instructions, ~50 ms per 200-column row for RE2's NFA.
+    const started = Date.now();
+    const refused = await fails(client, "search_panes", {
+      pattern: "(x{1,30}){1,30}y",
+      regex: true,
+    });
+    assertEquals(refused.code, "invalid_arguments");
+    assert(/repetition/.test(refused.text), refused.text);
+    assert(Date.now() - started < 1000, "refused without matching");
+    // Ordinary patterns, even with counted repetition, fit the bound.
+    for (
+      const pattern of [
+        "[a-z]{1,64}@[a-z]{1,64}\\.com",
+        "\\w{1,100}",
+        "foo.{0,200}bar",
+        "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+      ]
+    ) {
+      await ok<Result>(client, "search_panes", { pattern, regex: true });
+    }
+    // A case-sensitive literal never compiles, so only the schema bounds its length.
+    const literal = await ok<Result>(client, "search_panes", { pattern: "x".repeat(4096) });
+    assertEquals(literal.matches, []);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("search_panes: a long search stops at its 5 s budget and other calls answer meanwhile", async () => {
+  await using fx = await TmuxFixture.start({ width: 200, command: "sleep 100000" });
+  await fx.tmux("set-option", "-g", "history-limit", "5000");
+  // 2,000 rows of 190 x's; the pattern below costs the NFA 10–20 ms per row (20–40 s in all).
+  await fx.tmux(
+    "new-window",
+    "-d",
+    `sh -c 'seq -f "%0190g" 1 2000 | tr 0-9 x; exec sleep 100000'`,
+  );
+  assert(
+    await eventually(async () => Number(await fx.display(":1", "#{history_size}")) >= 1977),
+    "the pane printed its rows",
+  );
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const started = Date.now();
+    let settled = false;
+    // `\B` keeps RE2 off its DFA, so every row goes through the NFA; ~850 instructions.
+    const search = ok<Result>(client, "search_panes", {
+      pattern: "\\B(x{1,20}){1,20}y",
+      regex: true,
+      scrollbackLines: 2000,
+    }).finally(() => settled = true);
+    await new Promise((r) => setTimeout(r, 500));
+    const asked = Date.now();
+    await client.listTools();
+    const listed = Date.now() - asked;
+    const sessions = await ok<{ sessions: unknown[] }>(client, "list_sessions");
+    const answered = Date.now() - asked;
+    assert(listed < 1000 && answered < 2000, `tools/list ${listed} ms, both ${answered} ms`);
+    assert(!settled, "the search was still running");
+    assertEquals(sessions.sessions.length, 1);
+    const result = await search;
+    const took = Date.now() - started;
+    assertEquals(result.timeLimitClamped, true);
+    assert(took < 6500, `the search took ${took} ms`);
+    assertEquals(result.matches, []);
+  } finally {
+    await close();
+  }
+});
