@@ -2,6 +2,9 @@
 import { assert, assertEquals } from "./support/assert.ts";
 import { type Connected, connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { boundText, byteLength } from "../src/results.ts";
+import { capturePane } from "../src/tmux/capture.ts";
+import type { TmuxContext } from "../src/tmux/context.ts";
 
 interface Capture {
   text: string;
@@ -257,6 +260,171 @@ Deno.test("pane text that mimics our markers cannot split a chained capture", as
     assertEquals(snap.paneId, "%0");
     const c = await ok<Capture>(client, "capture_pane", { paneId: "%0" });
     assertEquals(c.text, snap.text);
+  } finally {
+    await close();
+  }
+});
+
+/** A runner pinned to `fx` that counts the bytes tmux printed to it. */
+function countingContext(fx: TmuxFixture): { ctx: TmuxContext; pulled: () => number } {
+  const runner = fx.runner();
+  let bytes = 0;
+  const original = runner.run.bind(runner);
+  runner.run = async (...args) => {
+    const out = await original(...args);
+    bytes += byteLength(out);
+    return out;
+  };
+  return { ctx: { runner, ownClientPids: new Set() }, pulled: () => bytes };
+}
+
+/** A 200-column pane whose history holds `rows` numbered rows of 190 characters. */
+async function tall(fx: TmuxFixture, rows: number, then = "exec sleep 100000"): Promise<string> {
+  await fx.tmux("set-option", "-g", "history-limit", "300000");
+  await fx.tmux("new-window", "-d", `sh -c 'seq -f "%0190g" 1 ${rows}; ${then}'`);
+  const paneId = await fx.display(":1", "#{pane_id}");
+  assert(
+    await eventually(
+      async () => Number(await fx.display(paneId, "#{history_size}")) >= rows - 23,
+      10_000,
+    ),
+    "the pane printed its rows",
+  );
+  return paneId;
+}
+
+const row = (n: number) => String(n).padStart(190, "0");
+
+Deno.test("capture_pane: a huge range pulls a small multiple of what it returns, and says maxLines was clamped", async () => {
+  await using fx = await TmuxFixture.start({ width: 200, command: "sleep 100000" });
+  const paneId = await tall(fx, 60_000);
+  const { client, close } = await session(fx);
+  try {
+    const c = await ok<Capture & { lineLimitClamped?: boolean }>(client, "capture_pane", {
+      paneId,
+      start: -300_000,
+      maxLines: 1_000_000,
+      maxBytes: 262_144,
+    });
+    // 1,372 rows of 190 digits and their newlines fit in 256 KiB; a 1,373rd would not.
+    const kept = Array.from({ length: 1372 }, (_, i) => row(60_000 - 1371 + i)).join("\n");
+    assertEquals(c.text, kept);
+    assertEquals([c.truncated, c.truncatedLines, c.start, c.end], [
+      true,
+      60_000 - 1372,
+      -59_977,
+      23,
+    ]);
+    assertEquals([c.lineLimit, c.lineLimitClamped, c.byteLimit], [100_000, true, 262_144]);
+    const small = await ok<Capture & { lineLimitClamped?: boolean }>(client, "capture_pane", {
+      paneId,
+      maxLines: 100_000,
+    });
+    assertEquals([small.lineLimit, small.lineLimitClamped], [100_000, undefined]);
+  } finally {
+    await close();
+  }
+  // The funnel itself: what tmux printed stays within a small multiple of the byte budget.
+  const { ctx, pulled } = countingContext(fx);
+  const capture = await capturePane(ctx, paneId, {
+    start: -300_000,
+    maxRows: 262_145,
+    keep: { lines: 100_000, bytes: 262_144 },
+  });
+  assert(pulled() <= 4 * 262_144 + 65_536, `pulled ${pulled()} bytes for 256 KiB`);
+  assert(capture.pulledBytes <= pulled(), `${capture.pulledBytes} of ${pulled()}`);
+  assert(capture.pulledBytes >= 262_144, `pulled ${capture.pulledBytes}`);
+  assertEquals(
+    boundText(capture.text.replace(/\n+$/, ""), 100_000, 262_144).text.length,
+    1372 * 191 - 1,
+  );
+});
+
+Deno.test("capture_pane: rows that scroll in between chunks are neither repeated nor skipped", async () => {
+  await using fx = await TmuxFixture.start({ width: 200, command: "sleep 100000" });
+  // Every Enter prints 50 more rows.
+  const paneId = await tall(
+    fx,
+    5000,
+    `stty -echo; while read x; do seq -f "%0190g" 5001 5050; done`,
+  );
+  const { ctx } = countingContext(fx);
+  let captures = 0;
+  const run = ctx.runner.run.bind(ctx.runner);
+  ctx.runner.run = async (...args) => {
+    const out = await run(...args);
+    if (JSON.stringify(args[0]).includes("capture-pane") && ++captures === 1) {
+      // Scroll the history between the first chunk and the next.
+      await fx.tmux("send-keys", "-t", paneId, "Enter");
+      assert(
+        await eventually(async () => Number(await fx.display(paneId, "#{history_size}")) >= 5027),
+        "the pane scrolled",
+      );
+    }
+    return out;
+  };
+  const capture = await capturePane(ctx, paneId, {
+    start: -10_000,
+    maxRows: 10_000,
+    keep: { lines: 10_000, bytes: 262_144 },
+  });
+  assert(captures >= 2, `${captures} chunks`);
+  const numbers = capture.text.replace(/\n+$/, "").split("\n").map(Number);
+  assertEquals(numbers.at(-1), 5000); // the first chunk was read before the scroll
+  numbers.forEach((n, i) => assertEquals(n, numbers[0] + i, `row ${i}`));
+  assert(numbers.length >= 1372, `${numbers.length} rows`);
+  // Positions are reported on the scale of the first chunk, and every row is accounted for.
+  assertEquals(capture.start, -4977);
+  assertEquals(capture.skippedRows, numbers[0] - 1);
+});
+
+Deno.test("capture_pane: chunked reads return what one read of the whole range would", async () => {
+  // Lines of 1 to 130 characters in a 40-column pane: many wrap over 2 to 4 rows.
+  await using fx = await TmuxFixture.start({ width: 40, height: 10, command: "sleep 100000" });
+  await fx.tmux("set-option", "-g", "history-limit", "20000");
+  await fx.tmux(
+    "new-window",
+    "-d",
+    `sh -c 'i=0; while [ $i -lt 3000 ]; do printf "%0$((i % 130 + 1))d\\n" $i; i=$((i+1)); done; exec sleep 100000'`,
+  );
+  const paneId = await fx.display(":1", "#{pane_id}");
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("capture-pane", "-p", "-t", paneId)).includes("2999")
+    ),
+  );
+  const { client, close } = await session(fx);
+  try {
+    const cases: Array<Record<string, number | boolean>> = [
+      { start: -100_000, maxLines: 5000, maxBytes: 262_144 },
+      { start: -100_000, maxLines: 3000, maxBytes: 100_000, joinWrapped: true },
+      { start: -100_000, maxLines: 700, joinWrapped: true },
+      { start: -5000, end: -100, maxBytes: 30_000, maxLines: 100_000 },
+      { start: -5000, end: -100, maxBytes: 30_000, maxLines: 100_000, joinWrapped: true },
+      { start: -2000, maxBytes: 777, joinWrapped: true },
+      { start: -9000, end: 4, maxLines: 1000 },
+    ];
+    for (const args of cases) {
+      const c = await ok<Capture>(client, "capture_pane", { paneId, ...args });
+      // The previous design: one read of the newest rows the limits allow, bounded afterwards.
+      const lines = Number(args.maxLines ?? 200);
+      const bytes = Number(args.maxBytes ?? 65_536);
+      const maxRows = Math.min(args.joinWrapped ? lines * 4 : lines, bytes + 1);
+      const top = Number(args.start);
+      const requested = args.end !== undefined
+        ? Math.max(top, Number(args.end) - maxRows + 1)
+        : Math.max(top, -maxRows);
+      const argv = ["capture-pane", "-p", "-t", paneId, "-S", String(requested)];
+      if (args.end !== undefined) argv.push("-E", String(args.end));
+      if (args.joinWrapped) argv.push("-J");
+      const whole = boundText((await fx.tmux(...argv)).replace(/\n+$/, ""), lines, bytes);
+      const label = JSON.stringify(args);
+      assertEquals(c.text, whole.text, label);
+      assertEquals(c.truncated, whole.truncated || requested > c.start, label);
+      if (!args.joinWrapped) {
+        assertEquals(c.truncatedLines, whole.truncatedLines + requested - c.start, label);
+      }
+    }
   } finally {
     await close();
   }

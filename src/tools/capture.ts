@@ -5,7 +5,8 @@ import { boundText, TEXT_LIMITS } from "../results.ts";
 import { capturePane, snapshotPane } from "../tmux/capture.ts";
 import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
-import { generationSchema, paneIdSchema } from "./common.ts";
+import { paneIdSchema } from "../rows.ts";
+import { generationSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-text"] } as const;
 
@@ -16,6 +17,13 @@ const lineSchema = z.int().min(-1_000_000_000).max(1_000_000_000);
 export const maxLinesSchema = z.int().positive().describe(
   `Keep at most this many lines, the newest. Default ${TEXT_LIMITS.lines}.`,
 );
+
+/**
+ * The most lines capture_pane keeps, whatever `maxLines` asks: more than 256 KiB holds unless
+ * lines average under 3 bytes. Clamped and disclosed rather than refused, since the batch's
+ * nested capture_pane shape (which reuses maxLinesSchema) is published.
+ */
+export const CAPTURE_LINE_CEILING = 100_000;
 
 /** `maxBytes`: keep at most this many UTF-8 bytes of text, the newest. */
 export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes).describe(
@@ -54,8 +62,10 @@ export const captureTools = [
       "tmux's line scale: 0 is the top row of the visible screen and negative numbers reach " +
       "back into the scrollback (-100 = 100 lines above the screen). `end` does NOT count from " +
       "the bottom: `end: -1` is the line just above the screen, not the last line. To read the " +
-      "last 500 lines of history plus the screen, pass `start: -500` and no `end`. Pass " +
-      "`generation` from list_panes to fail with stale_target if the pane was replaced.",
+      "last 500 lines of history plus the screen, pass `start: -500` and no `end`. A " +
+      `\`maxLines\` above ${CAPTURE_LINE_CEILING.toLocaleString("en-US")} is clamped ` +
+      "(`lineLimitClamped: true`; `lineLimit` says what applied). Pass `generation` from " +
+      "list_panes to fail with stale_target if the pane was replaced.",
     input: z.object({
       paneId: paneIdSchema,
       start: lineSchema.optional().describe(
@@ -78,11 +88,15 @@ export const captureTools = [
       generation: z.string(),
       start: z.int().describe("First line covered (clamped to the scrollback's top)."),
       end: z.int().describe("Last line covered (clamped to the screen's last row)."),
+      lineLimitClamped: z.literal(true).optional().describe(
+        `Present when maxLines exceeded ${CAPTURE_LINE_CEILING}; lineLimit is what applied.`,
+      ),
     }).strict(),
     annotations: "inspect",
     capability: META,
     handler: async (args, ctx) => {
-      const lineLimit = args.maxLines ?? TEXT_LIMITS.lines;
+      const asked = args.maxLines ?? TEXT_LIMITS.lines;
+      const lineLimit = Math.min(asked, CAPTURE_LINE_CEILING);
       const byteLimit = args.maxBytes ?? TEXT_LIMITS.bytes;
       if (args.start !== undefined && args.end !== undefined && args.start > args.end) {
         throw new ToolError(
@@ -102,6 +116,8 @@ export const captureTools = [
         end: args.end,
         joinWrapped: args.joinWrapped,
         maxRows,
+        // Rows older than these budgets can use are never pulled (see capturePane).
+        keep: { lines: lineLimit, bytes: byteLimit },
       }, ctx.signal);
       checkGeneration(capture, args.generation);
       const bounded = boundText(dropTrailingBlankRows(capture.text), lineLimit, byteLimit);
@@ -118,6 +134,7 @@ export const captureTools = [
         generation: capture.generation,
         start: capture.start,
         end: capture.end,
+        ...(asked > lineLimit ? { lineLimitClamped: true as const } : {}),
       };
     },
   }),
