@@ -39,6 +39,9 @@ export const LIVE_DEFAULTS: LiveOptions = {
   maxConnections: 8,
 };
 
+/** How long closing waits for attaches in flight before leaving them to close themselves. */
+const OPENING_GRACE_MS = 1_000;
+
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */
 const ENDED_MEMORY = 256;
 
@@ -178,8 +181,12 @@ export class LiveEngine {
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     for (const stream of [...this.#byId.values()]) this.#drop(stream, "the server is closing");
-    const opening = [...this.#opening.values()].map((p) => p.catch(() => undefined));
-    await Promise.all(opening);
+    // An attach to a frozen server can take the whole command timeout: wait for attaches in
+    // flight only briefly; one that completes later is closed as it arrives (see #connect).
+    const opening = Promise.all([...this.#opening.values()].map((p) => p.catch(() => undefined)));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([opening, new Promise((r) => timer = setTimeout(r, OPENING_GRACE_MS))]);
+    clearTimeout(timer);
     await Promise.all([...this.#connections.values()].map((c) => c.client.close()));
     this.#connections.clear();
   }
@@ -207,7 +214,11 @@ export class LiveEngine {
         if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.append(bytes);
       },
       onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
-    }).then((client) => {
+    }).then(async (client) => {
+      if (this.#closed) {
+        await client.close();
+        throw new ToolError("server_gone", "the live engine is closed");
+      }
       const connection: Connection = { client, lastUsed: Date.now() };
       this.#connections.set(sessionId, connection);
       this.#ensureSweeper();
