@@ -188,12 +188,6 @@ export async function preflightInput(
   };
 }
 
-// TODO(tidy): inputQueue becomes required once tests build contexts through the fixture.
-function inputQueue(ctx: ToolContext) {
-  if (!ctx.tmux.inputQueue) throw new Error("internal: this context has no input queue");
-  return ctx.tmux.inputQueue;
-}
-
 /** How often the cohort may grow under our feet before the call gives up with `busy`. */
 const COHORT_ATTEMPTS = 3;
 
@@ -210,7 +204,7 @@ export async function withInputGuard<T>(
   force: boolean,
   send: (target: InputTarget) => Promise<T>,
 ): Promise<T> {
-  const queue = inputQueue(ctx);
+  const queue = ctx.tmux.inputQueue;
   let hold = new Set([paneId]);
   for (let attempt = 1;; attempt++) {
     const release = await queue.acquire(hold, ctx.signal);
@@ -244,7 +238,7 @@ export async function withWindowGuard<T>(
 ): Promise<T> {
   for (let attempt = 1;; attempt++) {
     const panes = await preflight();
-    const release = await inputQueue(ctx).acquire(new Set(panes), ctx.signal);
+    const release = await ctx.tmux.inputQueue.acquire(new Set(panes), ctx.signal);
     try {
       const again = await preflight();
       if (again.join() === panes.join()) return await change(panes);

@@ -1,7 +1,7 @@
 /** capture_pane and snapshot_pane against real tmux panes. */
 import { assert, assertEquals } from "./support/assert.ts";
 import { type Connected, connectInProcess, fails, ok } from "./support/client.ts";
-import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { boundText, byteLength } from "../src/results.ts";
 import { capturePane } from "../src/tmux/capture.ts";
 import type { TmuxContext } from "../src/tmux/context.ts";
@@ -275,7 +275,7 @@ function countingContext(fx: TmuxFixture): { ctx: TmuxContext; pulled: () => num
     bytes += byteLength(out);
     return out;
   };
-  return { ctx: { runner, ownClientPids: new Set() }, pulled: () => bytes };
+  return { ctx: contextFor(runner), pulled: () => bytes };
 }
 
 /** A 200-column pane whose history holds `rows` numbered rows of 190 characters. */

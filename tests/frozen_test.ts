@@ -9,7 +9,7 @@ import { TmuxRunner } from "../src/tmux/command.ts";
 import { ControlClient } from "../src/tmux/control.ts";
 import { listPanes } from "../src/tmux/queries.ts";
 import { connectInProcess, ok } from "./support/client.ts";
-import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { RawMain } from "./support/raw_stdio.ts";
 
 const env = cleanEnv();
@@ -59,7 +59,7 @@ Deno.test("against a stopped server, a tmux call answers timeout at its deadline
       defaultTimeoutMs: 300,
     });
     freeze();
-    const [listing, listingMs] = await timed(() => listPanes({ runner, ownClientPids: new Set() }));
+    const [listing, listingMs] = await timed(() => listPanes(contextFor(runner)));
     assert(listing instanceof ToolError && listing.code === "timeout", String(listing));
     assert(listingMs < 1500, `list-panes took ${listingMs} ms`);
     // Input tmux does not read yet (load-buffer -) must not hold the call either.

@@ -6,7 +6,7 @@ import type { TmuxContext } from "../src/tmux/context.ts";
 import { literal, parseRows, rowFormat, separators } from "../src/tmux/format.ts";
 import { listPanes, listSessions, listWindows } from "../src/tmux/queries.ts";
 import { resolveSessionRef } from "../src/tmux/targets.ts";
-import { cleanEnv, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, contextFor, TmuxFixture } from "./support/fixture.ts";
 
 const env = cleanEnv();
 const reader = (name: string) => env[name];
@@ -16,7 +16,7 @@ function runnerFor(fx: TmuxFixture): TmuxRunner {
 }
 
 function ctxFor(fx: TmuxFixture): TmuxContext {
-  return { runner: runnerFor(fx), ownClientPids: new Set() };
+  return contextFor(runnerFor(fx));
 }
 
 Deno.test("a trailing ';' in any argument is text, never a command separator", async () => {

@@ -6,11 +6,10 @@
 import { Ajv } from "ajv";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
-import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { inputJsonSchema, successJsonSchema, TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
-import type { TmuxContext } from "../src/tmux/context.ts";
 import { pasteText, sendKeys, stripPasteMarkers } from "../src/tmux/input.ts";
 import { PaneQueue } from "../src/tmux/pane_queue.ts";
 
@@ -614,10 +613,9 @@ Deno.test("funnel: a paste that fails or is cancelled leaves no buffer behind", 
   await using fx = await server();
   const rx = await receiver(fx, "cancel");
   const env = cleanEnv();
-  const ctx: TmuxContext = {
-    runner: new TmuxRunner({ socket: { kind: "path", path: fx.socket }, env: (n) => env[n] }),
-    ownClientPids: new Set(),
-  };
+  const ctx = contextFor(
+    new TmuxRunner({ socket: { kind: "path", path: fx.socket }, env: (n) => env[n] }),
+  );
   const failure = async (run: () => Promise<unknown>) => {
     const error = await run().then(() => undefined, (e) => e);
     assert(error instanceof ToolError, String(error));

@@ -1,7 +1,7 @@
 /** search_panes against real panes, and the many-pane capture beneath it. */
 import { assert, assertEquals } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
-import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
 import { captureMany } from "../src/tmux/capture.ts";
 
@@ -229,7 +229,7 @@ Deno.test("captureMany: one invocation for many panes; a vanished pane fails alo
     spawns++;
     return original(...args);
   };
-  const ctx = { runner, ownClientPids: new Set<number>() };
+  const ctx = contextFor(runner);
   const ids = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
   const items = ids.map((paneId) => ({ paneId, historyRows: 0 }));
   const all = await captureMany(ctx, items, { deadline: Date.now() + 5000 });

@@ -10,9 +10,6 @@ export interface TmuxContext {
   readonly caller?: CallerIdentity;
   /** Pids of our own control-mode clients, which never count as people watching. */
   readonly ownClientPids: ReadonlySet<number>;
-  /**
-   * Serializes input per pane (DESIGN §6). `createTmuxMcpServer` always creates one; contexts
-   * built for read-only queries (tests) may leave it out, and input then refuses to run.
-   */
-  readonly inputQueue?: PaneQueue;
+  /** Serializes input per pane, so two calls never interleave their keys (docs/design.md §6.6). */
+  readonly inputQueue: PaneQueue;
 }

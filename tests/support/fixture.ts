@@ -4,6 +4,8 @@
  */
 
 import { TmuxRunner } from "../../src/tmux/command.ts";
+import type { TmuxContext } from "../../src/tmux/context.ts";
+import { PaneQueue } from "../../src/tmux/pane_queue.ts";
 
 /**
  * Prefix of every fixture directory of THIS test run; the leftover check looks for exactly it, so
@@ -248,4 +250,9 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, 25));
   }
   return await check();
+}
+
+/** A funnel context around `runner`, for tests that call src/tmux/ functions directly. */
+export function contextFor(runner: TmuxRunner): TmuxContext {
+  return { runner, ownClientPids: new Set(), inputQueue: new PaneQueue() };
 }
