@@ -4,18 +4,10 @@
  * pane content cannot forge a boundary, and several panes per invocation for searches.
  */
 import type { TmuxContext } from "./context.ts";
-import {
-  flag,
-  int,
-  marker,
-  rowTemplate,
-  type Section,
-  separators,
-  splitSections,
-} from "./format.ts";
+import { flag, int, marker, rowFormat, type Section, separators, splitSections } from "./format.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { ToolError } from "../errors.ts";
-import { byteLength, clipText, FIELD_LIMITS } from "../results.ts";
+import { byteLength } from "../results.ts";
 
 /** What a capture range asks for; tmux's scale: 0 is the screen's top row, negative is history. */
 export interface CaptureRange {
@@ -47,14 +39,14 @@ export interface PaneCapture {
   pulledBytes: number;
 }
 
-const HEADER_VARS = [
-  "pane_id",
-  "pane_pid",
-  "pid",
-  "pane_height",
-  "history_size",
-  "pane_width",
-] as const;
+const HEADER = rowFormat("H", {
+  paneId: "pane_id",
+  panePid: "pane_pid",
+  serverPid: "pid",
+  height: "pane_height",
+  history: "history_size",
+  width: "pane_width",
+});
 
 /** Rows of a range's first read; each later read may double, within what `keep` can still use. */
 const FIRST_CHUNK_ROWS = 256;
@@ -98,7 +90,7 @@ async function readChunk(
     return args;
   };
   const commands = [
-    ["display-message", "-p", "-t", paneId, rowTemplate(sep, "H", HEADER_VARS)],
+    ["display-message", "-p", "-t", paneId, HEADER.template(sep)],
     marker(sep, "T"),
     capture(rows?.top, rows?.end),
   ];
@@ -107,16 +99,15 @@ async function readChunk(
   const out = await ctx.runner.run(commands, { signal: options.signal })
     .catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
-  const header = section(sections, "H")?.fields ?? [];
-  if (header[0] !== paneId) throw paneNotFound(paneId);
-  const [, panePid, serverPid, height, history, width] = header.map((f, i) => i === 0 ? 0 : int(f));
+  const header = HEADER.decode(sections.filter((s) => s.fields.length > 0))[0];
+  if (header?.paneId !== paneId) throw paneNotFound(paneId);
   const text = section(sections, "T")?.body ?? "";
   const wraps = probe && (section(sections, "W")?.body ?? "").split("\n").length === 2;
   return {
-    generation: generationOf(serverPid, panePid),
-    height,
-    history,
-    width,
+    generation: generationOf(int(header.serverPid), int(header.panePid)),
+    height: int(header.height),
+    history: int(header.history),
+    width: int(header.width),
     text: wraps ? text.replace(/\n$/, "") : text,
     bytes: byteLength(out),
   };
@@ -258,23 +249,23 @@ export interface PaneState {
   title: string;
 }
 
-const STATE_VARS = [
-  "pane_id",
-  "pane_pid",
-  "pid",
-  "cursor_x",
-  "cursor_y",
-  "pane_width",
-  "pane_height",
-  "pane_in_mode",
-  "pane_mode",
-  "scroll_position",
-  "alternate_on",
-  "pane_dead",
-  "pane_dead_status",
-  "pane_current_command",
-  "pane_title",
-] as const;
+const STATE = rowFormat("H", {
+  paneId: "pane_id",
+  panePid: "pane_pid",
+  serverPid: "pid",
+  cursorX: "cursor_x",
+  cursorY: "cursor_y",
+  width: "pane_width",
+  height: "pane_height",
+  inMode: "pane_in_mode",
+  mode: "pane_mode",
+  scrollPosition: "scroll_position",
+  alternateOn: "alternate_on",
+  dead: "pane_dead",
+  deadStatus: "pane_dead_status",
+  currentCommand: "pane_current_command",
+  title: "pane_title",
+});
 
 /** The visible screen and the pane's state, in ONE tmux invocation. */
 export async function snapshotPane(
@@ -284,31 +275,32 @@ export async function snapshotPane(
 ): Promise<{ state: PaneState; text: string }> {
   const sep = separators();
   const out = await ctx.runner.run([
-    ["display-message", "-p", "-t", paneArg(paneId), rowTemplate(sep, "H", STATE_VARS)],
+    ["display-message", "-p", "-t", paneArg(paneId), STATE.template(sep)],
     marker(sep, "T"),
     ["capture-pane", "-p", "-t", paneId],
   ], { signal }).catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
-  const f = section(sections, "H")?.fields ?? [];
-  if (f[0] !== paneId || f.length !== STATE_VARS.length) throw paneNotFound(paneId);
-  const dead = flag(f[11]);
-  const inMode = flag(f[7]);
+  const f = STATE.decode(sections.filter((s) => s.fields.length > 0))[0];
+  // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
+  if (f?.paneId !== paneId) throw paneNotFound(paneId);
+  const dead = flag(f.dead);
+  const inMode = flag(f.inMode);
   return {
     state: {
       paneId,
-      generation: generationOf(int(f[2]), int(f[1])),
-      cursorX: int(f[3]),
-      cursorY: int(f[4]),
-      width: int(f[5]),
-      height: int(f[6]),
+      generation: generationOf(int(f.serverPid), int(f.panePid)),
+      cursorX: int(f.cursorX),
+      cursorY: int(f.cursorY),
+      width: int(f.width),
+      height: int(f.height),
       inMode,
-      mode: inMode && f[8] !== "" ? f[8] : null,
-      scrollPosition: inMode && /^\d+$/.test(f[9]) ? int(f[9]) : null,
-      alternateOn: flag(f[10]),
-      currentCommand: clipText(f[13], FIELD_LIMITS.name),
+      mode: inMode && f.mode !== "" ? f.mode : null,
+      scrollPosition: inMode && /^\d+$/.test(f.scrollPosition) ? int(f.scrollPosition) : null,
+      alternateOn: flag(f.alternateOn),
+      currentCommand: f.currentCommand,
       dead,
-      ...(dead && /^-?\d+$/.test(f[12]) ? { exitStatus: int(f[12]) } : {}),
-      title: clipText(f[14], FIELD_LIMITS.title),
+      ...(dead && /^-?\d+$/.test(f.deadStatus) ? { exitStatus: int(f.deadStatus) } : {}),
+      title: f.title,
     },
     text: section(sections, "T")?.body ?? "",
   };

@@ -1,6 +1,7 @@
 /** Argument schemas shared by many tools. */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
+import { TEXT_LIMITS } from "../results.ts";
 
 /** A session reference: `$N` or an exact name (never a prefix or pattern). */
 export const sessionRefSchema = z.string().min(1).max(256).describe(
@@ -11,6 +12,17 @@ export const sessionRefSchema = z.string().min(1).max(256).describe(
 export const generationSchema = z.string().min(1).max(128).describe(
   "The generation list_panes gave for this pane; if the pane was replaced since, the call fails " +
     "with stale_target instead of describing another process.",
+);
+
+/** `maxLines`: keep at most this many of the newest lines. */
+export const maxLinesSchema = z.int().positive().describe(
+  `Keep at most this many lines, the newest. Default ${TEXT_LIMITS.lines}.`,
+);
+
+/** `maxBytes`: keep at most this many UTF-8 bytes of text, the newest. */
+export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes).describe(
+  `Keep at most this many UTF-8 bytes of text, the newest. Default ${TEXT_LIMITS.bytes}, ` +
+    `at most ${TEXT_LIMITS.maxBytes}.`,
 );
 
 /** Sleep `ms`, ending at once with `cancelled` (carrying `effects`) if the call is cancelled. */

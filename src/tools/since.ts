@@ -12,9 +12,8 @@ import { capturePane } from "../tmux/capture.ts";
 import type { LiveEngine } from "../tmux/live.ts";
 import { paneNotFound } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
-import { maxBytesSchema, maxLinesSchema } from "./capture.ts";
 import { paneIdSchema } from "../rows.ts";
-import { sleep } from "./common.ts";
+import { maxBytesSchema, maxLinesSchema, sleep } from "./common.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
