@@ -16,6 +16,7 @@ import { byteLength, clipText } from "../results.ts";
 import { captureMany } from "../tmux/capture.ts";
 import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
+import { pickShape } from "../rows.ts";
 import { defineTool } from "../tool_spec.ts";
 import { sessionRefSchema, sleep } from "./common.ts";
 
@@ -210,14 +211,11 @@ export const searchTools = [
           }
           const at = find(lines[i]);
           if (at < 0) continue;
-          const match = {
-            paneId: pane.paneId,
-            sessionName: pane.sessionName,
-            windowIndex: pane.windowIndex,
-            windowName: pane.windowName,
+          const match = pickShape(matchSchema, {
+            ...pane,
             lineNumber: i + 1,
             text: matchText(lines[i], at),
-          };
+          });
           // The budget counts whole matches, names included, not only the matched text.
           const size = byteLength(JSON.stringify(match));
           if (bytes + size > SEARCH_LIMITS.matchedBytes) {
