@@ -9,7 +9,6 @@ import { ToolError } from "./src/errors.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
 import { describeSocket } from "./src/tmux/command.ts";
-import { tmuxVersion } from "./src/tmux/queries.ts";
 import { VERSION } from "./src/version.ts";
 
 /** Read a variable; unset or not in the `--allow-env` list both read as undefined. */
@@ -67,7 +66,7 @@ async function main(): Promise<number | undefined> {
     } · ${built.tools.length} tools`,
   );
   try {
-    await tmuxVersion(built.tmux);
+    await built.tmuxVersion();
   } catch (error) {
     if (error instanceof ToolError && error.code === "tmux_not_found") {
       say(
@@ -100,7 +99,7 @@ async function main(): Promise<number | undefined> {
   };
   // The transport closes on end of input, on a read or write failure, or when the server closes
   // it; in every case nobody can talk to us any more, so the process ends.
-  built.server.onclose = () =>
+  built.onclose = () =>
     shutdown(transport.closeReason ?? { error: false, message: "the connection closed" });
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     try {
@@ -109,7 +108,7 @@ async function main(): Promise<number | undefined> {
       // not supported on this platform
     }
   }
-  await built.server.connect(transport);
+  await built.connect(transport);
   return undefined;
 }
 

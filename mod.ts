@@ -1,15 +1,33 @@
 /**
- * tmux-mcp as a library: build the MCP server for embedding or tests, and attach any transport.
+ * tmux-mcp as a library: build the MCP server for embedding or tests, and connect any MCP SDK
+ * transport to it.
  *
  * @example
  * ```ts
  * import { createTmuxMcpServer, parseConfig, SURFACE } from "jsr:@tmux-mcp/tmux-mcp/mod";
+ *
+ * const outcome = parseConfig(["--socket-name", "agent"], (name) => Deno.env.get(name), SURFACE);
+ * if (outcome.kind === "run") {
+ *   const server = createTmuxMcpServer({ config: outcome.config, env: (n) => Deno.env.get(n), version: "embedded" });
+ *   // await server.connect(transport); … await server.close();
+ * }
  * ```
  * @module
  */
 export { CAPABILITIES_URI, createTmuxMcpServer, serverInstructions } from "./src/server.ts";
 export type { TmuxMcpServer, TmuxMcpServerOptions } from "./src/server.ts";
-export { type Config, ConfigError, parseConfig, type ParseOutcome } from "./src/config.ts";
-export { SURFACE, TOOLS } from "./src/catalog.ts";
-export { ToolError } from "./src/errors.ts";
+export {
+  type Config,
+  ConfigError,
+  parseConfig,
+  type ParseOutcome,
+  type Surface,
+  type Toolset,
+  TOOLSETS,
+} from "./src/config.ts";
+export { SURFACE } from "./src/catalog.ts";
+export { type Effects, type ErrorCode, ToolError, type ToolErrorOptions } from "./src/errors.ts";
+export type { EnvReader, SocketSpec } from "./src/tmux/command.ts";
+export type { LiveOptions, LiveStats, LiveStatus } from "./src/tmux/live.ts";
+export type { JsonRpcMessage, McpTransport } from "./src/server.ts";
 export { VERSION } from "./src/version.ts";

@@ -19,16 +19,25 @@ export const WAIT_MAX_MS = { default: 30_000, min: 1_000, max: 600_000 } as cons
 
 /** The validated configuration of one server. */
 export interface Config {
+  /** The tmux server every call is pinned to. */
   readonly socket: SocketSpec;
   /** Where the socket choice came from, for the startup line and capabilities. */
   readonly socketSource: "flag" | "env" | "tmux-env" | "default";
+  /** Toolsets whose tools are served. */
   readonly toolsets: readonly Toolset[];
+  /** Tools added one by one (`--tools`). */
   readonly tools: readonly string[];
+  /** Tools removed (`--exclude-tools`); wins over both of the above. */
   readonly excludeTools: readonly string[];
+  /** The ceiling of every wait, in milliseconds. */
   readonly waitMaxMs: number;
+  /** Whether panes are streamed over control-mode connections (`--no-live` turns it off). */
   readonly live: boolean;
+  /** Whether a person allowed input to panes they are watching. */
   readonly allowWatchedPanes: boolean;
+  /** `--http HOST:PORT`, when given. */
   readonly http?: { readonly host: string; readonly port: number };
+  /** The bearer token for `--http`. */
   readonly httpToken?: string;
 }
 
@@ -40,6 +49,7 @@ export type ParseOutcome =
 
 /** Invalid configuration; `message` is a single line fit for stderr. */
 export class ConfigError extends Error {
+  /** A one-line message naming what is wrong and what is valid. */
   constructor(message: string) {
     super(message);
     this.name = "ConfigError";

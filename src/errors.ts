@@ -59,19 +59,28 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
 
 /** Options of a {@link ToolError}. */
 export interface ToolErrorOptions {
+  /** Whether anything that could change state reached tmux (default `none`). */
   effects?: Effects;
+  /** Whether the same call may succeed later (default: by code). */
   retryable?: boolean;
+  /** The next step for the agent (default: by code). */
   hint?: string;
+  /** The underlying error, for diagnostics. */
   cause?: unknown;
 }
 
 /** A failure a tool reports to the agent as a typed error result. */
 export class ToolError extends Error {
+  /** Stable error code. */
   readonly code: ErrorCode;
+  /** Whether anything that could change state reached tmux before the failure. */
   readonly effects: Effects;
+  /** Whether the same call may succeed later without changing its arguments. */
   readonly retryable: boolean;
+  /** What the agent should do next. */
   readonly hint: string;
 
+  /** A typed failure; `message` must not echo a rejected value in full (see {@link preview}). */
   constructor(code: ErrorCode, message: string, options: ToolErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = "ToolError";

@@ -15,12 +15,13 @@ import {
   McpError,
   ReadResourceRequestSchema,
   Server,
+  type Transport,
 } from "./sdk.ts";
 import { describeSocket, type EnvReader, TmuxRunner } from "./tmux/command.ts";
 import type { TmuxContext } from "./tmux/context.ts";
 import { PaneQueue } from "./tmux/pane_queue.ts";
 import { tmuxVersion } from "./tmux/queries.ts";
-import { LIVE_DEFAULTS, LiveEngine, type LiveOptions } from "./tmux/live.ts";
+import { LIVE_DEFAULTS, LiveEngine, type LiveOptions, type LiveStatus } from "./tmux/live.ts";
 import { callerIdentity } from "./tmux/targets.ts";
 import type { ToolContext, ToolSpec } from "./tool_spec.ts";
 
@@ -55,6 +56,7 @@ Resource ${CAPABILITIES_URI} lists the enabled tools and what each can reach.`;
 
 /** Options of {@link createTmuxMcpServer}. */
 export interface TmuxMcpServerOptions {
+  /** The validated configuration (see `parseConfig`). */
   config: Config;
   /** Environment reader (Deno.env.get behind permission checks, or a test's own map). */
   env: EnvReader;
@@ -62,17 +64,50 @@ export interface TmuxMcpServerOptions {
   version: string;
   /** Diagnostics sink (stderr in main.ts); never stdout. */
   log?: (message: string) => void;
-  /** Live-engine timings (tests shorten them); DESIGN §7's values by default. */
+  /** Live-engine timings and caps (tests shorten them); docs/design.md §7.4's by default. */
   liveOptions?: Partial<LiveOptions>;
+}
+
+/** A JSON-RPC 2.0 message as a transport carries it. */
+export interface JsonRpcMessage {
+  /** Always "2.0". */
+  jsonrpc: "2.0";
+  /** The rest of the message: method, params, id, result or error. */
+  [key: string]: unknown;
+}
+
+/**
+ * A message transport in the shape of the MCP SDK's `Transport` (its stdio, in-memory and
+ * Streamable HTTP transports all fit). Methods, so SDK transports with narrower message types
+ * are accepted as they are.
+ */
+export interface McpTransport {
+  /** Begin delivering messages (the server calls it on connect). */
+  start(): Promise<void>;
+  /** Send one message. */
+  send(message: JsonRpcMessage, options?: unknown): Promise<void>;
+  /** Close the connection; `onclose` follows. */
+  close(): Promise<void>;
+  /** Set by the server: called once the connection closed, for any reason. */
+  onclose?(): void;
+  /** Set by the server: called for out-of-band errors. */
+  onerror?(error: Error): void;
+  /** Set by the server: called for each message received. */
+  onmessage?(message: JsonRpcMessage, extra?: unknown): void;
 }
 
 /** A configured server and its frozen tool surface. */
 export interface TmuxMcpServer {
-  readonly server: Server;
+  /** Serve one MCP connection over `transport`. */
+  connect(transport: McpTransport): Promise<void>;
+  /** Called once the connected transport closed (set it before connecting). */
+  onclose?: () => void;
+  /** Names of the tools it serves, in listing order. */
   readonly tools: readonly string[];
-  readonly tmux: TmuxContext;
-  /** The control-mode engine, when live mode is on. */
-  readonly live?: LiveEngine;
+  /** The control-mode engine's counters, when live mode is on. */
+  readonly live?: LiveStatus;
+  /** tmux's version string (`tmux 3.3a`); needs no running tmux server. */
+  tmuxVersion(): Promise<string>;
   /** Close the MCP server and detach every control connection (no tmux process is left). */
   close(): Promise<void>;
 }
@@ -188,16 +223,19 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
     };
   });
 
-  return {
-    server,
+  const handle: TmuxMcpServer = {
+    // The SDK's transports fit McpTransport; the cast only widens their message type back.
+    connect: (transport) => server.connect(transport as unknown as Transport),
     tools: tools.map((t) => t.name),
-    tmux,
     live,
+    tmuxVersion: () => tmuxVersion(tmux),
     close: async () => {
       await live?.close();
       await server.close();
     },
   };
+  server.onclose = () => handle.onclose?.();
+  return handle;
 }
 
 /** Validate, run and wrap one call; every failure becomes a typed error result. */

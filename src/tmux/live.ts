@@ -18,9 +18,13 @@ import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targe
 
 /** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
 export interface LiveOptions {
+  /** How long a connection without streams lingers before it detaches. */
   idleCloseMs: number;
+  /** How long a stream nobody reads or waits on is kept. */
   streamTtlMs: number;
+  /** Bytes of output kept per stream. */
   retainBytes: number;
+  /** How often expiry is checked. */
   sweepMs: number;
   /**
    * Control connections open at once. `%output` reaches only clients attached to the pane's
@@ -53,8 +57,26 @@ interface Connection {
   lastUsed: number;
 }
 
+/** Counters of the live engine, for tests and diagnostics. */
+export interface LiveStats {
+  /** Control connections open. */
+  connections: number;
+  /** Pane streams alive. */
+  streams: number;
+  /** Calls blocked waiting for output. */
+  waiters: number;
+  /** Pids of our control clients. */
+  clientPids: number[];
+}
+
+/** What the engine shows outside the server: its counters. */
+export interface LiveStatus {
+  /** Open connections, live streams and blocked waiters. */
+  stats(): LiveStats;
+}
+
 /** Control-mode connections and the pane streams they feed. */
-export class LiveEngine {
+export class LiveEngine implements LiveStatus {
   readonly #runner: TmuxRunner;
   readonly #ctx: TmuxContext;
   readonly #ownPids: Set<number>;
@@ -85,7 +107,7 @@ export class LiveEngine {
   }
 
   /** Open connections, live streams and blocked waiters (for tests and diagnostics). */
-  stats(): { connections: number; streams: number; waiters: number; clientPids: number[] } {
+  stats(): LiveStats {
     const streams = [...this.#byId.values()];
     return {
       connections: this.#connections.size,

@@ -43,7 +43,7 @@ export async function connectInProcess(
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "tmux-mcp-tests", version: "1" });
-  await built.server.connect(serverSide);
+  await built.connect(serverSide);
   await client.connect(clientSide);
   await client.listTools();
   return {
