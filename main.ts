@@ -9,6 +9,7 @@ import { ToolError } from "./src/errors.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
 import { describeSocket } from "./src/tmux/command.ts";
+import { isSupported, MIN_TMUX, parseTmuxVersion } from "./src/tmux/version.ts";
 import { VERSION } from "./src/version.ts";
 
 /** Read a variable; unset or not in the `--allow-env` list both read as undefined. */
@@ -65,8 +66,21 @@ async function main(): Promise<number | undefined> {
       config.toolsets.join(",") || "(none)"
     } · ${built.tools.length} tools`,
   );
+  for (const set of config.toolsets.filter((set) => !TOOLS.some((t) => t.toolset === set))) {
+    say(`toolset ${set} has no tools in ${VERSION} yet, so it adds nothing`);
+  }
+  if (built.tools.length === 0) say("no tools are enabled: clients will see an empty list");
   try {
-    await built.tmuxVersion();
+    const version = await built.tmuxVersion();
+    const release = parseTmuxVersion(version);
+    if (release && !isSupported(release)) {
+      say(
+        `${version} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}, the oldest this ` +
+          "server supports (its guards rely on pane-level synchronize-panes and client flags " +
+          `added in ${MIN_TMUX.major}.${MIN_TMUX.minor}); install a newer tmux`,
+      );
+      return 2;
+    }
   } catch (error) {
     if (error instanceof ToolError && error.code === "tmux_not_found") {
       say(

@@ -218,3 +218,26 @@ Deno.test("tmux versions: 3.2 and newer are accepted, older ones refused, unnumb
     assertEquals(release === undefined ? undefined : isSupported(release), supported, text);
   }
 });
+
+Deno.test("main.ts: the banner says when nothing or an empty toolset is served", async () => {
+  const none = await runMain(["--toolsets", "", "-L", "tmux-mcp-test-none"]);
+  assertEquals(none.code, 0);
+  assertMatch(none.stderr, /· 0 tools/);
+  assertMatch(none.stderr, /no tools are enabled/);
+  const all = await runMain(["--toolsets", TOOLSETS.join(","), "-L", "tmux-mcp-test-none"]);
+  const empty = TOOLSETS.filter((set) => !TOOLS.some((t) => t.toolset === set));
+  for (const set of empty) assertMatch(all.stderr, new RegExp(`toolset ${set}\\b.*has no tools`));
+  assert(empty.length > 0 || !all.stderr.includes("has no tools"), all.stderr);
+});
+
+Deno.test("main.ts: a tmux older than 3.2 is refused at startup with one clear line", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-oldtmux-" });
+  try {
+    await Deno.writeTextFile(`${dir}/tmux`, "#!/bin/sh\necho 'tmux 3.1c'\n", { mode: 0o755 });
+    const old = await runMain(["-L", "tmux-mcp-test-none"], { PATH: `${dir}:/usr/bin:/bin` });
+    assertEquals(old.code, 2);
+    assertMatch(old.stderr, /tmux 3\.1c is older than tmux 3\.2, the oldest this server supports/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
