@@ -26,8 +26,10 @@ import {
   paneArg,
   paneNotFound,
   resolveSessionRef,
+  rethrowWindowMissing,
   watchers,
   windowArg,
+  windowNotFound,
 } from "./targets.ts";
 
 const CLIENTS = rowFormat("C", {
@@ -247,6 +249,19 @@ export async function listPanes(
   scope: PaneScope = { all: true },
 ): Promise<PaneFacts[]> {
   return (await snapshot(ctx, { panes: scope }, signal)).panes;
+}
+
+/** One window and its panes, from one listing; `target_not_found` when there is no such window. */
+export async function windowWithPanes(
+  ctx: TmuxContext,
+  windowId: string,
+  signal?: AbortSignal,
+): Promise<{ window: WindowFacts; panes: PaneFacts[] }> {
+  const snap = await snapshot(ctx, { windows: true, panes: { window: windowId } }, signal)
+    .catch((error) => rethrowWindowMissing(error, windowId));
+  const window = snap.windows.find((w) => w.windowId === windowId);
+  if (!window) throw windowNotFound(windowId);
+  return { window, panes: snap.panes };
 }
 
 /** tmux's version string (e.g. "tmux 3.3a"); needs no running server. */

@@ -5,14 +5,18 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { boundList, clipText, LIST_BYTES, LIST_LIMIT, truncatedFlag } from "../results.ts";
-import { readVariables, snapshot, tmuxVersion, VARIABLE_NAME } from "../tmux/queries.ts";
+import {
+  readVariables,
+  snapshot,
+  tmuxVersion,
+  VARIABLE_NAME,
+  windowWithPanes,
+} from "../tmux/queries.ts";
 import {
   checkGeneration,
   paneNotFound,
   resolveSessionRef,
   rethrowPaneMissing,
-  rethrowWindowMissing,
-  windowNotFound,
 } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
 import {
@@ -163,15 +167,8 @@ export const inspectTools = [
     annotations: "inspect",
     capability: META,
     handler: async ({ windowId }, ctx) => {
-      const snap = await snapshot(
-        ctx.tmux,
-        { windows: true, panes: { window: windowId } },
-        ctx.signal,
-      )
-        .catch((error) => rethrowWindowMissing(error, windowId));
-      const window = snap.windows.find((w) => w.windowId === windowId);
-      if (!window) throw windowNotFound(windowId);
-      const all = snap.panes.map((p) => pickShape(paneRowSchema, p));
+      const { window, panes: rows } = await windowWithPanes(ctx.tmux, windowId, ctx.signal);
+      const all = rows.map((p) => pickShape(paneRowSchema, p));
       const panes = boundList(all);
       return {
         ...pickShape(windowRowSchema, window),
@@ -225,19 +222,12 @@ export const inspectTools = [
     annotations: "inspect",
     capability: META,
     handler: async ({ windowId, corner }, ctx) => {
-      const snap = await snapshot(
-        ctx.tmux,
-        { windows: true, panes: { window: windowId } },
-        ctx.signal,
-      )
-        .catch((error) => rethrowWindowMissing(error, windowId));
-      const window = snap.windows.find((w) => w.windowId === windowId);
-      if (!window) throw windowNotFound(windowId);
+      const { window, panes } = await windowWithPanes(ctx.tmux, windowId, ctx.signal);
       const x = corner.endsWith("left") ? 0 : window.width - 1;
       const y = corner.startsWith("top") ? 0 : window.height - 1;
       const pane = window.zoomed
-        ? snap.panes.find((p) => p.active)
-        : snap.panes.find((p) =>
+        ? panes.find((p) => p.active)
+        : panes.find((p) =>
           x >= p.left && x < p.left + p.width && y >= p.top && y < p.top + p.height
         );
       if (!pane) return { found: false };
