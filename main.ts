@@ -12,6 +12,15 @@ import { describeSocket } from "./src/tmux/command.ts";
 import { isSupported, MIN_TMUX, parseTmuxVersion } from "./src/tmux/version.ts";
 import { VERSION } from "./src/version.ts";
 
+// The bundle (`deno task bundle`) is plain JavaScript: under Node it would load and exit 0 without
+// serving anything. Say what it needs instead, and fail.
+const runtime = globalThis as { Deno?: unknown; process?: { exit(code: number): never } };
+if (runtime.Deno === undefined) {
+  console.error("tmux-mcp: this program needs Deno (https://deno.com): run it with `deno run`");
+  runtime.process?.exit(1);
+  throw new Error("tmux-mcp needs Deno");
+}
+
 /** Read a variable; unset or not in the `--allow-env` list both read as undefined. */
 function readEnv(name: string): string | undefined {
   try {
