@@ -284,3 +284,86 @@ export async function preflightSynchronize(
   }
   return panes.map((p) => p.paneId);
 }
+
+/**
+ * The view guard (docs/design.md §6.8): a manage setter that would change what a person sees —
+ * another window or pane selected, a window resized or re-laid out, a pane resized or zoomed, a
+ * pane or window swapped or moved into, out of or within a watched window — is refused unless
+ * the server runs with `--allow-watched-panes`. Watched means what it means for input (§6.3),
+ * decided per window: a window is watched when one of its panes is (a person's client shows the
+ * window; a client keeping its own active pane or a foreign control client shows it whole).
+ * Renames and titles change a label, not the view, and are not checked.
+ *
+ * Rules, in the order they are checked (refusals report effects none):
+ * - a pane or window the setter names that does not exist → `target_not_found`;
+ * - each window whose view the setter changes, when a person watches it → `target_denied`
+ *   (`force` has no say; only `--allow-watched-panes` lifts it).
+ */
+
+/** What a view-changing setter would change. */
+export interface ViewChange {
+  /** What the setter does, for messages ("resizing window @3"). */
+  action: string;
+  /** Windows changed whatever their state (layout, resize, move). */
+  windows?: readonly string[];
+  /** Panes resized, zoomed or swapped: their windows change. */
+  panes?: readonly string[];
+  /** A window made current: in each session it is linked into, the window it replaces changes. */
+  selectWindow?: string;
+  /** A pane made active: its window changes, unless the pane is active already. */
+  selectPane?: string;
+}
+
+/**
+ * Check a view change from one fresh listing of the whole server (sessions, windows, panes and
+ * clients) and return that listing. Selecting what is already selected changes nothing and is
+ * allowed anywhere.
+ */
+export async function preflightView(
+  ctx: ToolContext,
+  change: ViewChange,
+): Promise<Awaited<ReturnType<typeof snapshot>>> {
+  const snap = await snapshot(
+    ctx.tmux,
+    { sessions: true, windows: true, panes: { all: true } },
+    ctx.signal,
+  );
+  const paneOf = (paneId: string) => {
+    // A window linked into several sessions lists its panes once per session, alike.
+    const pane = snap.panes.find((p) => p.paneId === paneId);
+    if (!pane) throw paneNotFound(paneId);
+    return pane;
+  };
+  const windowOf = (windowId: string) => {
+    if (!snap.windows.some((w) => w.windowId === windowId)) throw windowNotFound(windowId);
+    return windowId;
+  };
+  const changed = new Map<string, string>();
+  for (const id of change.windows ?? []) changed.set(windowOf(id), change.action);
+  for (const id of change.panes ?? []) changed.set(paneOf(id).windowId, change.action);
+  if (change.selectPane !== undefined) {
+    const pane = paneOf(change.selectPane);
+    if (!pane.active) changed.set(pane.windowId, change.action);
+  }
+  if (change.selectWindow !== undefined) {
+    const id = windowOf(change.selectWindow);
+    const linked = new Set(snap.windows.filter((w) => w.windowId === id).map((w) => w.sessionId));
+    for (const session of snap.sessions) {
+      if (!linked.has(session.sessionId) || session.activeWindowId === id) continue;
+      changed.set(
+        session.activeWindowId,
+        `${change.action} (it replaces window ${session.activeWindowId} on their screen)`,
+      );
+    }
+  }
+  for (const [windowId, action] of changed) {
+    const watched = snap.panes.find((p) => p.windowId === windowId && p.isAttended);
+    if (!watched) continue;
+    checkPaneAccess(watched, {
+      force: true,
+      allowWatchedPanes: ctx.config.allowWatchedPanes,
+      action,
+    });
+  }
+  return snap;
+}
