@@ -13,6 +13,8 @@ import { searchTools } from "./tools/search.ts";
 import { sinceTools } from "./tools/since.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { inputTools } from "./tools/input.ts";
+import { manageNameTools } from "./tools/manage_names.ts";
+import { manageViewTools } from "./tools/manage_view.ts";
 import { settingsTools } from "./tools/settings.ts";
 
 /** Every tool name of the product by toolset (DESIGN §2), built in this version or not. */
@@ -76,6 +78,8 @@ export const TOOLS: readonly ToolSpec[] = [
   ...searchTools,
   ...settingsTools,
   ...batchTools,
+  ...manageNameTools,
+  ...manageViewTools,
   ...inputTools,
 ];
 
