@@ -310,7 +310,8 @@ Deno.test("checkLayout follows tmux's grammar, checksum and geometry", () => {
       },80x24,0,0[80x12,0,0,1,80x12,0,13,2]`,
       `${layoutChecksum("0x24,0,0,1")},0x24,0,0,1`,
       `${layoutChecksum("80x24,0,0()")},80x24,0,0()`,
-      `abcd,${"1x1,0,0{".repeat(3000)}`,
+      `abcd,${"1x1,0,0{".repeat(3000)}`, // over the length limit
+      `abcd,${"1x1,0,0{".repeat(1000)}`, // deep but short: parsed, and refused as unclosed
     ]
   ) {
     assertThrows(() => checkLayout(bad), ToolError, "");
@@ -538,6 +539,7 @@ Deno.test("over stdio under the start permissions: twelve setters with their ann
     assertEquals(laid.layout, await fx.display("@0", "#{window_layout}"));
     const bad = await call(client, "select_layout", { windowId: "@0", layout: "0000,80x24,0,0,1" });
     assert(bad.isError, "a wrong checksum is refused");
+    assertEquals((bad.structuredContent as { error: Row }).error.code, "invalid_arguments");
     await assertNoCanary(fx);
   } finally {
     await close();

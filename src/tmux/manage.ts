@@ -59,7 +59,7 @@ export const NAMED_LAYOUTS = [
 
 /** tmux's largest window dimension in cells (WINDOW_MAXIMUM). */
 export const MAX_CELLS = 10_000;
-/** Characters of a layout string accepted (a window of a hundred panes prints ~3,000). */
+/** Characters of a layout string accepted (a pane's cell takes ~20, so ~400 panes fit). */
 export const MAX_LAYOUT_CHARS = 8192;
 /** Characters of a session or window name accepted (session references are at most 256). */
 export const MAX_NAME_CHARS = 256;
@@ -407,10 +407,6 @@ export function layoutChecksum(body: string): string {
   return sum.toString(16).padStart(4, "0");
 }
 
-const CELL_HEAD = /(\d{1,5})x(\d{1,5}),(\d{1,5}),(\d{1,5})/y;
-// A pane's id: digits that the next cell's "WxH" does not continue.
-const CELL_ID = /,\d{1,10}(?=[,}\]]|$)/y;
-
 /**
  * Check a layout: one of {@link NAMED_LAYOUTS}, or a string as tmux prints it (`window_layout`:
  * `csum,WxH,X,Y` then `,ID` for a pane or `{…}`/`[…]` for children side by side or stacked).
@@ -428,6 +424,10 @@ export function checkLayout(layout: string): void {
   const head = /^([0-9a-fA-F]{4}),/.exec(layout);
   if (!head) throw refuse("it is no layout name and does not start with a 4-digit checksum");
   const body = layout.slice(5);
+  // Sticky patterns, made per call: their lastIndex is state.
+  const CELL_HEAD = /(\d{1,5})x(\d{1,5}),(\d{1,5}),(\d{1,5})/y;
+  // A pane's id: digits that the next cell's "WxH" does not continue.
+  const CELL_ID = /,\d{1,10}(?=[,}\]]|$)/y;
   let at = 0;
   const cell = (): LayoutCell => {
     CELL_HEAD.lastIndex = at;

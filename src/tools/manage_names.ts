@@ -129,12 +129,15 @@ export const manageNameTools = [
     toolset: "manage",
     title: "Set the scrollback limit",
     description: "Set `history-limit`, the lines of scrollback a pane keeps (0 to " +
-      `${MAX_HISTORY_LINES}) — globally by default, or for one session ($N or exact name). It ` +
+      `${
+        MAX_HISTORY_LINES.toLocaleString("en-US")
+      }) — globally by default, or for one session ($N or exact name). It ` +
       "applies to panes created afterwards: existing panes keep the limit they were created " +
       "with. Returns the value read back from that scope. It changes no one's view.",
     input: z.object({
       lines: z.int().min(0).max(MAX_HISTORY_LINES).describe(
-        `Lines of scrollback, 0 to ${MAX_HISTORY_LINES} (tmux's default is 2000).`,
+        `Lines of scrollback, 0 to ${MAX_HISTORY_LINES.toLocaleString("en-US")} (tmux's default ` +
+          "is 2,000).",
       ),
       session: optionSessionSchema,
     }).strict(),

@@ -111,7 +111,7 @@ export const manageViewTools = [
     title: "Arrange a window's panes",
     description: "Arrange a window's (@N) panes with a named layout " +
       `(${NAMED_LAYOUTS.join(", ")}) or a layout string exactly as get_window_info or ` +
-      "list_windows print it (checksum,WxH,X,Y{…}/[…]), e.g. to restore an earlier layout. " +
+      "list_windows print it (checksum,WxH,X,Y{…}/[…]) to restore an earlier arrangement. " +
       "Layout strings are checked (grammar, checksum, sizes) before tmux sees them; a custom " +
       "layout also sets the window to its size. Returns the layout tmux now has. " + GUARDED,
     input: z.object({
