@@ -1,9 +1,9 @@
 /**
- * The preflight (DESIGN §6): the one module that decides whether input (and later teardown) may
- * reach a pane. It runs immediately before each send, under the pane's input queue, from a fresh
- * listing — never from an earlier answer.
+ * The guards (docs/design.md §6): the one module that decides whether input, a respawn or a
+ * teardown may reach a pane. Each check runs immediately before the action, with the panes held
+ * in the input queue, from a fresh listing — never from an earlier answer.
  *
- * Rules, in the order they are checked:
+ * Input (send_keys, send_keys_batch rows, paste_text), in the order the rules are checked:
  * - missing pane → `target_not_found`;
  * - dead pane, pane in a mode (copy mode…), pane with input disabled → `target_denied` (nothing
  *   would read the keys, or a mode would);
@@ -18,11 +18,30 @@
  *   person → refused unless the server runs with
  *   `--allow-watched-panes` (`force` does not override); the caller's own pane → refused unless
  *   `force`.
+ *
+ * Respawn and teardown (respawn_pane, clear_pane_scrollback, kill_pane, kill_window,
+ * kill_session) check "the panes the target contains" — the pane itself, every pane of the
+ * window, every pane of every window linked into the session — in this order:
+ * - missing target → `target_not_found` (a session by id or exact name only; a name that is
+ *   also another session's id → `invalid_arguments`);
+ * - a pane's `generation`, when given, differs → `stale_target`;
+ * - respawn only: the (live) pane runs a tmux client of this server → refused whatever `force`
+ *   says (restarting what runs there is input-like: the client and the pane it shows are a
+ *   person's);
+ * - for every pane contained: watched by a person → refused unless `--allow-watched-panes`
+ *   (`force` does not override); the caller's own pane → refused unless `force`.
+ * Dead panes and panes in a mode are not refused here: respawning a dead pane is the point, and a
+ * kill or a reset ends the mode anyway.
  */
 import { ToolError } from "./errors.ts";
 import type { PaneFacts, PaneRow } from "./rows.ts";
 import { snapshot } from "./tmux/queries.ts";
-import { paneNotFound, windowNotFound } from "./tmux/targets.ts";
+import {
+  checkGeneration,
+  paneNotFound,
+  resolveSessionRef,
+  windowNotFound,
+} from "./tmux/targets.ts";
 import type { ToolContext } from "./tool_spec.ts";
 
 /** What a preflight resolved for one input call. */
@@ -46,6 +65,10 @@ export interface AccessRules {
   action: string;
   /** Set when the pane is checked because it shares synchronized input with this pane. */
   via?: string;
+  /** Set when the pane is checked because the target contains it ("window @2"). */
+  within?: string;
+  /** What refusing the caller's own pane protects, for its hint. */
+  callerRisk?: string;
 }
 
 /**
@@ -58,6 +81,8 @@ export function checkPaneAccess(
 ): void {
   const via = rules.via
     ? ` (it is synchronized with ${rules.via}, so it receives the same input)`
+    : rules.within
+    ? ` (it is in ${rules.within})`
     : "";
   if (pane.isAttended && !rules.allowWatchedPanes) {
     throw new ToolError(
@@ -77,8 +102,8 @@ export function checkPaneAccess(
       `pane ${pane.paneId}${via} is the pane this server was started from (your own ` +
         `terminal): ${rules.action} needs force`,
       {
-        hint: "It would feed your own session. Pick another pane from list_panes; pass " +
-          "force: true only if you really mean this pane.",
+        hint: `${rules.callerRisk ?? "It would feed your own session."} Pick another pane ` +
+          "from list_panes; pass force: true only if you really mean this pane.",
       },
     );
   }
@@ -226,9 +251,7 @@ export async function withInputGuard<T>(
 
 /**
  * Run `change` on a window with its panes held in the input queue, so input in flight to them (a
- * paste and its Enter) finishes before the window changes under it. The preflight runs before
- * the panes are taken and again once they are held; if the window's panes changed in between
- * (or one closed during `change`), it starts over, at most {@link COHORT_ATTEMPTS} times.
+ * paste and its Enter) finishes before the window changes under it. See {@link withPanesGuard}.
  */
 export async function withWindowGuard<T>(
   ctx: ToolContext,
@@ -236,14 +259,30 @@ export async function withWindowGuard<T>(
   preflight: () => Promise<string[]>,
   change: (panes: string[]) => Promise<T>,
 ): Promise<T> {
+  return await withPanesGuard(ctx, `the panes of ${windowId}`, preflight, (p) => p, change);
+}
+
+/**
+ * Run `change` with the panes a preflight names held in the input queue, so input in flight to
+ * them (a paste and its Enter) finishes first and none starts meanwhile. The preflight runs
+ * before the panes are taken and again once they are held; if the panes changed in between (or
+ * one closed during `change`), it starts over, at most {@link COHORT_ATTEMPTS} times.
+ */
+export async function withPanesGuard<P, T>(
+  ctx: ToolContext,
+  what: string,
+  preflight: () => Promise<P>,
+  panesOf: (checked: P) => readonly string[],
+  change: (checked: P) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1;; attempt++) {
-    const panes = await preflight();
+    const panes = panesOf(await preflight());
     const release = await ctx.tmux.inputQueue.acquire(new Set(panes), ctx.signal);
     try {
       const again = await preflight();
-      if (again.join() === panes.join()) return await change(panes);
+      if (panesOf(again).join() === panes.join()) return await change(again);
       if (attempt >= COHORT_ATTEMPTS) {
-        throw new ToolError("busy", `the panes of ${windowId} kept changing`, {
+        throw new ToolError("busy", `${what} kept changing`, {
           hint: "Panes are being added or closed right now; retry shortly.",
         });
       }
@@ -255,6 +294,120 @@ export async function withWindowGuard<T>(
       release();
     }
   }
+}
+
+/** What a respawn or teardown addresses: one pane, a window, or a session ($N or exact name). */
+export type GuardTarget =
+  | { pane: string; generation?: string }
+  | { window: string }
+  | { session: string };
+
+/** The panes a target contains and where they live, resolved from one fresh listing. */
+export interface ContainedPanes {
+  /** The target's id (`$N` for a session given by name). */
+  targetId: string;
+  /** Every pane the target contains, in listing order. */
+  paneIds: string[];
+  /** The windows holding those panes. */
+  windowIds: string[];
+  /** Every session one of those windows is linked into. */
+  sessionIds: string[];
+}
+
+/** How {@link preflightContained} checks the panes it finds. */
+export interface ContainedRules {
+  /** The call's `force`: allows the caller's own pane. */
+  force: boolean;
+  /** The tool, for messages ("kill_window is refused"). */
+  action: string;
+  /** Refuse a pane running a tmux client of this server, whatever `force` says (respawn). */
+  refuseNestedClients?: boolean;
+}
+
+/**
+ * Resolve a respawn or teardown target from one fresh listing of the whole server and check
+ * every pane it contains (the rules of this module's header, in that order). Throws
+ * `target_not_found`, `stale_target`, `invalid_arguments` (ambiguous session) or
+ * `target_denied`; nothing has reached tmux then (effects none).
+ */
+export async function preflightContained(
+  ctx: ToolContext,
+  target: GuardTarget,
+  rules: ContainedRules,
+): Promise<ContainedPanes> {
+  const snap = await snapshot(
+    ctx.tmux,
+    { sessions: true, windows: true, panes: { all: true } },
+    ctx.signal,
+  );
+  const panes = mergeRows(snap.panes);
+  let targetId: string;
+  let contained: PaneFacts[];
+  let within: string | undefined;
+  if ("pane" in target) {
+    const pane = panes.get(target.pane);
+    if (!pane) throw paneNotFound(target.pane);
+    checkGeneration(pane, target.generation);
+    targetId = target.pane;
+    contained = [pane];
+  } else if ("window" in target) {
+    if (!snap.windows.some((w) => w.windowId === target.window)) {
+      throw windowNotFound(target.window);
+    }
+    targetId = target.window;
+    within = `window ${targetId}`;
+    contained = [...panes.values()].filter((p) => p.windowId === targetId);
+  } else {
+    targetId = resolveSessionRef(snap.sessions, target.session);
+    within = `session ${targetId}`;
+    const windows = new Set(
+      snap.windows.filter((w) => w.sessionId === targetId).map((w) => w.windowId),
+    );
+    contained = [...panes.values()].filter((p) => windows.has(p.windowId));
+  }
+  const access = {
+    force: rules.force,
+    allowWatchedPanes: ctx.config.allowWatchedPanes,
+    action: rules.action,
+    within,
+    callerRisk: "It would end or restart your own terminal.",
+  };
+  for (const pane of contained) {
+    // A dead pane runs nothing; its old tty name may already belong to a new client.
+    if (rules.refuseNestedClients && !pane.dead) checkNotNestedClient(pane);
+    checkPaneAccess(pane, access);
+  }
+  const windowIds = [...new Set(contained.map((p) => p.windowId))];
+  const sessionIds = [
+    ...new Set(
+      snap.windows.filter((w) => windowIds.includes(w.windowId)).map((w) => w.sessionId),
+    ),
+  ];
+  return { targetId, paneIds: contained.map((p) => p.paneId), windowIds, sessionIds };
+}
+
+/**
+ * Check a creation with `select: true` against the view guard (docs/design.md §6.8): a new
+ * window made current replaces the session's current window on a person's screen, and a new pane
+ * made active takes the keys a person types in that window. Refused (`target_denied`) when a
+ * person watches the window that changes, unless `--allow-watched-panes`.
+ */
+export async function preflightSelectNew(
+  ctx: ToolContext,
+  where: { session: string } | { paneId: string },
+  action: string,
+): Promise<void> {
+  if ("paneId" in where) {
+    await preflightView(ctx, { action, panes: [where.paneId] });
+    return;
+  }
+  const { sessions } = await snapshot(ctx.tmux, { sessions: true }, ctx.signal);
+  const id = resolveSessionRef(sessions, where.session);
+  const current = sessions.find((s) => s.sessionId === id)!.activeWindowId;
+  await preflightView(ctx, {
+    action: `${action} (it would replace window ${current} on their screen)`,
+    windows: [current],
+  });
 }
 
 /**
