@@ -13,9 +13,11 @@ import { searchTools } from "./tools/search.ts";
 import { sinceTools } from "./tools/since.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { inputTools } from "./tools/input.ts";
+import { lifecycleTools } from "./tools/lifecycle.ts";
 import { manageNameTools } from "./tools/manage_names.ts";
 import { manageViewTools } from "./tools/manage_view.ts";
 import { settingsTools } from "./tools/settings.ts";
+import { teardownTools } from "./tools/teardown.ts";
 
 /** Every tool name of the product by toolset (DESIGN §2), built in this version or not. */
 export const SURFACE: Surface = {
@@ -81,6 +83,8 @@ export const TOOLS: readonly ToolSpec[] = [
   ...manageNameTools,
   ...manageViewTools,
   ...inputTools,
+  ...lifecycleTools,
+  ...teardownTools,
 ];
 
 /** MCP annotation hints per class (DESIGN §2). */
