@@ -286,6 +286,7 @@ Deno.test("hostile names are stored literally and run no shell job", async () =>
       "ends;",
       "##{session_id}",
       "é€😀 tab-free",
+      "cost $9 or $",
     ];
     for (const [i, name] of names.entries()) {
       const made = await ok<SessionCreated>(client, "create_session", {
@@ -310,6 +311,13 @@ Deno.test("hostile names are stored literally and run no shell job", async () =>
       });
       assertEquals(split.startDirectory, resolved);
     }
+    // Window names given at creation keep "\\" and "$NAME" (session names would not: refused).
+    const odd = await ok<WindowCreated>(client, "create_window", {
+      session: "-x",
+      name: "w$y\\z $HOME ${x}",
+    });
+    assertEquals(odd.name, "w$y\\z $HOME ${x}");
+    assertEquals(await fx.display(odd.windowId, "#{window_name}"), "w$y\\z $HOME ${x}");
     // Sessions by their exact (hostile) name.
     const byName = await ok<WindowCreated>(client, "create_window", { session: "#{pane_id}" });
     assertEquals(await fx.display(byName.windowId, "#{session_name}"), "#{pane_id}");
@@ -382,6 +390,9 @@ Deno.test("lifecycle tools: bad input is a typed error with the right code", asy
       ["create_session", { name: "a:b" }, "invalid_arguments"],
       ["create_session", { name: "a.b" }, "invalid_arguments"],
       ["create_session", { name: "$3" }, "invalid_arguments"],
+      ["create_session", { name: "back\\slash" }, "invalid_arguments"],
+      ["create_session", { name: "a$HOME" }, "invalid_arguments"],
+      ["create_session", { name: "a${x}" }, "invalid_arguments"],
       ["create_session", { name: "bell\x07" }, "invalid_arguments"],
       ["create_session", { name: "" }, "invalid_arguments"],
       ["create_session", { windowName: "line\nbreak" }, "invalid_arguments"],

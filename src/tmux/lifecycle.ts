@@ -8,7 +8,9 @@
  *   every agent string goes through literal().
  * - A flag's value is the next argv element even when it starts with "-" (`-s -x` names a session
  *   "-x"), so names are passed safely; directories must be absolute anyway.
- * - tmux replaces ":" and "." in session names with "_": refused here, so a name is stored as given.
+ * - new-session stores a session name's ":" and "." as "_", "\" as "\\" and "$" before a letter,
+ *   "_" or "{" as "\$": refused here, so a name is stored as given. Window names given with `-n`
+ *   are stored unchanged (unlike rename-window's).
  * - A `-c` directory that does not exist is no error: the shell silently starts in the tmux
  *   server's own working directory (3.3a; later versions fall back to $HOME, then /). So it is
  *   checked first: `load-buffer DIR/.` can only open a directory, reads nothing from it (3.3a
@@ -114,9 +116,9 @@ function checkText(value: string, what: string): void {
 }
 
 /**
- * Check a session or window name the agent chose. Session names may not contain ":" or "."
- * (tmux would store "_" instead) nor look like a session id (`$3` would make references to the
- * session with that id ambiguous, docs/design.md §5.7).
+ * Check a session or window name the agent chose. Session names may not hold what tmux would
+ * store differently (":", ".", "\", "$NAME") nor look like a session id (`$3` would make
+ * references to the session with that id ambiguous, docs/design.md §5.7).
  */
 export function checkName(value: string, what: string, kind: "session" | "window"): string {
   checkText(value, what);
@@ -124,6 +126,16 @@ export function checkName(value: string, what: string, kind: "session" | "window
     throw new ToolError("invalid_arguments", `${what} ${preview(value)} contains ":" or "."`, {
       hint: 'tmux would store "_" in their place; choose a session name without ":" and ".".',
     });
+  }
+  if (kind === "session" && /\\|\$[A-Za-z_{]/.test(value)) {
+    throw new ToolError(
+      "invalid_arguments",
+      `${what} ${preview(value)} holds "\\" or "$" before a letter`,
+      {
+        hint: 'tmux would store "\\" doubled and "$NAME" as "\\$NAME"; choose a session name ' +
+          'without a backslash and without "$" before a letter, "_" or "{".',
+      },
+    );
   }
   if (kind === "session" && SESSION_ID.test(value)) {
     throw new ToolError("invalid_arguments", `${what} ${preview(value)} looks like a session id`, {
