@@ -325,9 +325,9 @@ export interface ContainedRules {
 }
 
 /**
- * Resolve a respawn or teardown target from one fresh listing of the whole server and check
- * every pane it contains (the rules of this module's header, in that order). Throws
- * `target_not_found`, `stale_target`, `invalid_arguments` (ambiguous session) or
+ * Resolve a respawn or teardown target (docs/design.md §6.9) from one fresh listing of the whole
+ * server and check every pane it contains (the rules of this module's header, in that order).
+ * Throws `target_not_found`, `stale_target`, `invalid_arguments` (ambiguous session) or
  * `target_denied`; nothing has reached tmux then (effects none).
  */
 export async function preflightContained(
@@ -387,7 +387,7 @@ export async function preflightContained(
 }
 
 /**
- * Check a creation with `select: true` against the view guard (docs/design.md §6.8): a new
+ * Check a creation with `select: true` against the view guard (docs/design.md §6.8, §6.10): a new
  * window made current replaces the session's current window on a person's screen, and a new pane
  * made active takes the keys a person types in that window. Refused (`target_denied`) when a
  * person watches the window that changes, unless `--allow-watched-panes`.
