@@ -13,7 +13,10 @@ interface Since {
   paneId: string;
   generation: string;
   streaming: boolean;
+  missedRows: number;
   missedBytes: number;
+  alternateScreen?: boolean;
+  seedRace?: boolean;
   outcome: string;
   elapsedMs: number;
   timeoutMs: number;
@@ -35,6 +38,14 @@ async function waitWhileTyping(
   const waiting = ok<Since>(client, "capture_since", { paneId: "%0", ...args });
   setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", text), delayMs);
   return await waiting;
+}
+
+/**
+ * Append a read to what was read before, as a reader following a pane does: text that did not end
+ * with a newline ended on the cursor's line, which the next read returns again, whole.
+ */
+function follow(all: string, text: string): string {
+  return (all.endsWith("\n") ? all : all.slice(0, all.lastIndexOf("\n") + 1)) + text;
 }
 
 function alive(pid: number): boolean {
@@ -90,10 +101,11 @@ Deno.test("control channel: quoting and %output decoding units", () => {
 });
 
 Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", async () => {
-  // The pane waits for a line on stdin, then prints 1..10000 in ten bursts.
+  // The pane waits for a line on stdin, then prints 1..10000 in twenty bursts, each well within
+  // the 1,000 rows of history a streamed pane keeps between reads.
   await using fx = await TmuxFixture.start({
-    command: `sh -c 'read go; i=0; while [ $i -lt 10 ]; do seq $((i*1000+1)) $((i*1000+1000)); ` +
-      `i=$((i+1)); sleep 0.05; done; exec sleep 100000'`,
+    command: `sh -c 'read go; i=0; while [ $i -lt 20 ]; do seq $((i*500+1)) $((i*500+500)); ` +
+      `i=$((i+1)); sleep 0.1; done; exec sleep 100000'`,
   });
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
@@ -112,8 +124,8 @@ Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", asyn
         ...BIG,
       });
       if (next.outcome === "timeout") break;
-      assertEquals([next.missedBytes, next.truncated], [0, false]);
-      all += next.text;
+      assertEquals([next.missedRows, next.missedBytes, next.truncated], [0, 0, false]);
+      all = follow(all, next.text);
       cursor = next.cursor!;
       reads++;
     }
@@ -126,7 +138,7 @@ Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", asyn
   }
 });
 
-Deno.test("capture_since: overflow past 256 KiB is reported as missedBytes", async () => {
+Deno.test("capture_since: rows that left the kept history before a read are counted in missedRows", async () => {
   await using fx = await TmuxFixture.start({
     command: "sh -c 'read go; seq 1 60000; exec sleep 100000'",
   });
@@ -149,12 +161,13 @@ Deno.test("capture_since: overflow past 256 KiB is reported as missedBytes", asy
       });
     }
     assert(next.text.endsWith("\n60000\n"), next.text.slice(-20));
-    // seq 1 60000 prints 348,894 bytes (+ CR per line): far more than is kept.
-    assert(next.missedBytes > 100_000, `missedBytes ${next.missedBytes}`);
-    // After the (possibly partial) first line, every number follows the one before.
-    const lines = next.text.trimEnd().split("\n").slice(1).map(Number);
+    // The rows kept (1,000 of history and the 24 of the screen) follow each other.
+    const lines = next.text.trimEnd().split("\n").map(Number);
     assertEquals(lines, Array.from({ length: lines.length }, (_, i) => lines[0] + i));
-    assert(lines.length > 30_000, `${lines.length} lines kept`);
+    assertEquals(lines.length, 1_023);
+    // Every row before the first one kept is counted: the row the cursor was on when the first
+    // read ended (where Enter was echoed), then the numbers below lines[0].
+    assertEquals([next.missedRows, next.missedBytes], [lines[0], 0]);
   } finally {
     await close();
   }
@@ -398,7 +411,7 @@ Deno.test("capture_since: a pane printing fake control-mode lines cannot inject 
   }
 });
 
-Deno.test("capture_since: split characters and escape sequences are held back, not spun on", async () => {
+Deno.test("capture_since: a split character or escape sequence shows nothing until whole, and does not end a wait", async () => {
   // A raw terminal: cat returns each byte we type at once, unaltered.
   await using fx = await TmuxFixture.start({ command: "sh -c 'stty raw -echo; exec cat'" });
   const { client, close } = await connectInProcess(["-S", fx.socket]);
@@ -411,7 +424,7 @@ Deno.test("capture_since: split characters and escape sequences are held back, n
       cursor: first.cursor,
       waitMs: 2000,
     });
-    assertEquals(half.text, "ab");
+    assertEquals(half.text, "ab", "half a character shows nothing");
     const held = await ok<Since>(client, "capture_since", {
       paneId: "%0",
       cursor: half.cursor,
@@ -425,7 +438,8 @@ Deno.test("capture_since: split characters and escape sequences are held back, n
       cursor: held.cursor,
       waitMs: 2000,
     });
-    assertEquals(euro.text, "€");
+    // The line the cursor is on comes back whole.
+    assertEquals(euro.text, "ab€");
     // An escape sequence split in two never leaks its parameters as text.
     await fx.tmux("send-keys", "-t", "%0", "-H", "1b", "5b", "33");
     const partial = await ok<Since>(client, "capture_since", {
@@ -440,7 +454,7 @@ Deno.test("capture_since: split characters and escape sequences are held back, n
       cursor: partial.cursor,
       waitMs: 2000,
     });
-    assertEquals(red.text, "red");
+    assertEquals(red.text, "ab€red");
   } finally {
     await close();
   }

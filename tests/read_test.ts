@@ -1,70 +1,204 @@
-/** The stream read loop on its own: no tmux, a PaneStream fed by hand. */
-import { assertEquals, assertRejects } from "./support/assert.ts";
-import { readFrom } from "../src/live/read.ts";
-import { PaneStream } from "../src/live/stream.ts";
+/** Rendered reads on their own: a PaneStream seeded and fed by hand, no tmux. */
+import { assert, assertEquals, assertRejects } from "./support/assert.ts";
+import { readFrom, readScreen } from "../src/live/read.ts";
+import { PaneStream, READ_MEMORY } from "../src/live/stream.ts";
 import { ToolError } from "../src/errors.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+const never = new AbortController().signal;
 
-function stream(retainBytes = 1024): PaneStream {
-  return new PaneStream("%1", "g1.1", "$0", retainBytes);
+/** A seeded stream of a blank `width`×`height` pane holding `scrollback` rows of history. */
+function stream(width = 40, height = 6, scrollback = 100): PaneStream {
+  const s = new PaneStream(
+    { paneId: "%1", generation: "g1.1", sessionId: "$0", windowId: "@0" },
+    scrollback,
+  );
+  s.seed(
+    {
+      width,
+      height,
+      cursorX: 0,
+      cursorY: 0,
+      screen: "",
+      scrollUpper: 0,
+      scrollLower: height - 1,
+      insert: false,
+      origin: false,
+      wrap: true,
+      tabs: [],
+    },
+    s.changes,
+    false,
+  );
+  return s;
 }
 
-Deno.test("readFrom returns what follows the offset and the offset after it", async () => {
+/** Follow the stream from `offset` once, without waiting. */
+async function next(s: PaneStream, offset: number) {
+  return await readFrom(s, offset, 0, never);
+}
+
+Deno.test("a read returns whole lines; a half-written line comes back whole, then complete", async () => {
   const s = stream();
-  s.append(bytes("one\r\ntwo\x1b[31m red\x1b[0m\n"));
-  const read = await readFrom(s, 0, 0, new AbortController().signal);
-  assertEquals(read, { text: "one\ntwo red\n", next: s.total, missedBytes: 0, outcome: "output" });
-  const again = await readFrom(s, read.next, 0, new AbortController().signal);
-  assertEquals([again.text, again.outcome], ["", "idle"]);
+  s.receive(bytes("$ "));
+  const first = readScreen(s);
+  assertEquals(first.text, "$");
+  s.receive(bytes("echo hi"));
+  const typing = await next(s, first.offset);
+  assertEquals([typing.text, typing.outcome], ["$ echo hi", "output"]);
+  s.receive(bytes("\r\nhi\r\n$ "));
+  const done = await next(s, typing.offset);
+  assertEquals(done.text, "$ echo hi\nhi\n$");
+  // Nothing changed: no text, and the same cursor.
+  const idle = await next(s, done.offset);
+  assertEquals([idle.text, idle.outcome, idle.offset], ["", "idle", done.offset]);
+  // Moving the cursor shows nothing new; the row the read ended on comes back with what follows.
+  s.receive(bytes("\r\n"));
+  assertEquals((await next(s, done.offset)).outcome, "idle");
+  s.receive(bytes("more\r\n"));
+  const more = await next(s, done.offset);
+  assertEquals(more.text, "$\nmore\n");
+  // A text ending with a newline ends complete: the next read starts below it.
+  s.receive(bytes("last"));
+  assertEquals((await next(s, more.offset)).text, "last");
 });
 
-Deno.test("readFrom holds back a split character until it is whole", async () => {
+Deno.test("a progress bar redrawn with carriage returns shows its latest state once", async () => {
   const s = stream();
-  const smile = bytes("😀");
-  s.append(bytes("a"));
-  s.append(smile.subarray(0, 2));
-  const first = await readFrom(s, 0, 0, new AbortController().signal);
-  assertEquals([first.text, first.next], ["a", 1]);
-  s.append(smile.subarray(2));
-  const second = await readFrom(s, first.next, 0, new AbortController().signal);
-  assertEquals([second.text, second.next], ["😀", 5]);
+  const first = readScreen(s);
+  s.receive(bytes("[#   ] 25%\r[##  ] 50%\r[### ] 75%"));
+  const partway = await next(s, first.offset);
+  assertEquals(partway.text, "[### ] 75%");
+  s.receive(bytes("\r[####] 100%\r\ndone\r\n"));
+  assertEquals((await next(s, partway.offset)).text, "[####] 100%\ndone\n");
 });
 
-Deno.test("readFrom sleeps until output arrives, or reports a timeout", async () => {
+Deno.test("a line rewritten above the cursor since the last read comes back as it is now", async () => {
   const s = stream();
-  setTimeout(() => s.append(bytes("late")), 50);
-  const woke = await readFrom(s, 0, 5_000, new AbortController().signal);
-  assertEquals([woke.text, woke.outcome], ["late", "output"]);
+  const first = readScreen(s);
+  s.receive(bytes("header\r\nstep 1/3\r\n"));
+  const read = await next(s, first.offset);
+  assertEquals(read.text, "header\nstep 1/3\n");
+  // Cursor up, erase the line, rewrite it: the old state must not come back.
+  s.receive(bytes("\x1b[1A\x1b[2Kstep 2/3\r\n\x1b[1A\x1b[2Kstep 3/3\r\n"));
+  const redrawn = await next(s, read.offset);
+  assertEquals(redrawn.text, "step 3/3\n");
+  // A cleared screen: the prompt printed at the top is what is new.
+  s.receive(bytes("$ "));
+  const prompt = await next(s, redrawn.offset);
+  s.receive(bytes("clear\r\n\x1b[H\x1b[2J\x1b[3J$ "));
+  const cleared = await next(s, prompt.offset);
+  assertEquals(cleared.text, "$");
+  assertEquals(cleared.missedRows, 1, "the '$ clear' row was erased before it was read");
+});
+
+Deno.test("rows that left the scrollback before being read are counted in missedRows", async () => {
+  const s = stream(20, 5, 10);
+  const first = readScreen(s);
+  for (let i = 0; i < 100; i++) s.receive(bytes(`${i}\r\n`));
+  const read = await next(s, first.offset);
+  // Rows 0..100 were written (100 lines, then the cursor row); 15 are held.
+  assertEquals(read.missedRows, 86);
+  assertEquals(read.text, Array.from({ length: 14 }, (_, i) => `${86 + i}\n`).join(""));
+  s.receive(bytes("100\r\n"));
+  const more = await next(s, read.offset);
+  assertEquals([more.text, more.missedRows], ["100\n", 0]);
+});
+
+Deno.test("full-screen programs: the alternate screen is returned whole, then the rows after it", async () => {
+  const s = stream(20, 4);
+  s.receive(bytes("$ vim\r\n"));
+  const first = readScreen(s);
+  s.receive(bytes("\x1b[?1049h\x1b[H~\r\n~\r\n\x1b[4;1H-- INSERT --"));
+  const full = await next(s, first.offset);
+  assertEquals([full.text, full.alternateScreen], ["~\n~\n\n-- INSERT --", true]);
+  const same = await next(s, full.offset);
+  assertEquals([same.text, same.outcome, same.alternateScreen], ["", "idle", true]);
+  s.receive(bytes("\x1b[?1049l$ "));
+  const after = await next(s, full.offset);
+  assertEquals([after.text, after.alternateScreen], ["$", false]);
+});
+
+Deno.test("a wait sleeps until something visible changes, and reports a timeout otherwise", async () => {
+  const s = stream();
+  const first = readScreen(s);
+  // Attributes alone change nothing visible: the wait goes on until text arrives.
+  setTimeout(() => s.receive(bytes("\x1b[31m")), 10);
+  setTimeout(() => s.receive(bytes("late")), 60);
   const started = Date.now();
-  const quiet = await readFrom(s, woke.next, 60, new AbortController().signal);
-  assertEquals(quiet.outcome, "timeout");
-  assertEquals(Date.now() - started >= 55, true);
-  // An escape sequence alone is not output: the wait goes on.
-  setTimeout(() => s.append(bytes("\x1b[2J")), 10);
-  setTimeout(() => s.append(bytes("shown")), 60);
-  const past = await readFrom(s, quiet.next, 5_000, new AbortController().signal);
-  assertEquals(past.text, "shown");
+  const woke = await readFrom(s, first.offset, 5_000, never);
+  assertEquals([woke.text, woke.outcome], ["late", "output"]);
+  assert(Date.now() - started >= 50, "the colour change did not end the wait");
+  const quiet = await readFrom(s, woke.offset, 60, never);
+  assertEquals([quiet.outcome, quiet.text, quiet.offset], ["timeout", "", woke.offset]);
+  // A half character is nothing visible either.
+  const euro = bytes("€");
+  setTimeout(() => s.receive(euro.subarray(0, 1)), 10);
+  setTimeout(() => s.receive(euro.subarray(1)), 60);
+  assertEquals((await readFrom(s, woke.offset, 5_000, never)).text, "late€");
 });
 
-Deno.test("readFrom counts bytes lost to retention and rejects when the stream ends or the call is cancelled", async () => {
-  const s = stream(8);
-  s.append(bytes("0123456789abcdef"));
-  const read = await readFrom(s, 2, 0, new AbortController().signal);
-  assertEquals([read.text, read.missedBytes], ["89abcdef", 6]);
+Deno.test("reads are remembered per stream: the last 64 cursors work, older ones are stale", async () => {
+  const s = stream();
+  const offsets = [readScreen(s).offset];
+  for (let i = 0; i < READ_MEMORY; i++) {
+    s.receive(bytes(`${i}\r\n`));
+    offsets.push((await next(s, offsets.at(-1)!)).offset);
+  }
+  // Several readers: any remembered cursor reads everything after it.
+  assertEquals(
+    (await next(s, offsets[1])).text,
+    Array.from({ length: 63 }, (_, i) => `${i + 1}\n`).join(""),
+  );
+  const forgotten = await assertRejects(() => next(s, offsets[0]), ToolError);
+  assertEquals(forgotten.code, "stale_cursor");
+  assert(forgotten.message.includes("no longer remembered"), forgotten.message);
+  const future = await assertRejects(() => next(s, s.position + 5), ToolError);
+  assert(future.message.includes("past the stream's end"), future.message);
+});
+
+Deno.test("a wait rejects when the call is cancelled or the stream ends", async () => {
+  const s = stream();
+  const first = readScreen(s);
   const cancel = new AbortController();
   setTimeout(() => cancel.abort(), 20);
   assertEquals(
-    (await assertRejects(() => readFrom(s, read.next, 5_000, cancel.signal), ToolError)).code,
+    (await assertRejects(() => readFrom(s, first.offset, 5_000, cancel.signal), ToolError)).code,
     "cancelled",
   );
-  setTimeout(() => s.end(new ToolError("server_gone", "gone")), 20);
+  setTimeout(() => s.end(new ToolError("target_not_found", "gone")), 20);
   assertEquals(
-    (await assertRejects(
-      () => readFrom(s, read.next, 5_000, new AbortController().signal),
-      ToolError,
-    ))
-      .code,
-    "server_gone",
+    (await assertRejects(() => readFrom(s, first.offset, 5_000, never), ToolError)).code,
+    "target_not_found",
   );
+  assertEquals(s.waiters, 0);
+});
+
+Deno.test("output held while the seed is captured is applied after it, from the seed's change on", () => {
+  const s = new PaneStream(
+    { paneId: "%1", generation: "g1.1", sessionId: "$0", windowId: "@0" },
+    100,
+  );
+  s.receive(bytes("before the capture\r\n"));
+  const mark = s.changes;
+  s.receive(bytes("after"));
+  s.seed(
+    {
+      width: 20,
+      height: 3,
+      cursorX: 0,
+      cursorY: 1,
+      screen: "before the capture\n\n\n",
+      scrollUpper: 0,
+      scrollLower: 2,
+      insert: false,
+      origin: false,
+      wrap: true,
+      tabs: [],
+    },
+    mark,
+    false,
+  );
+  assertEquals(s.emulator!.screenRows(), ["before the capture", "after", ""]);
+  assertEquals([s.seedRace, s.position], [false, 25]);
 });

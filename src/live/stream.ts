@@ -1,10 +1,13 @@
 /**
- * One pane's output stream: the bytes it printed since the stream started, the newest
- * `retainBytes` of them kept, addressed by absolute byte offsets that cursors carry.
+ * One pane's live stream: the output tmux forwards, applied to the pane's headless terminal
+ * (src/live/emulator.ts) once that is seeded, the reads the server remembers, and the callers
+ * waiting for the screen to change (docs/design.md §7.2–§7.3).
  */
 import { ToolError } from "../errors.ts";
+import { type EmulatorSeed, PaneEmulator } from "./emulator.ts";
+import type { ReadMark } from "./read.ts";
 
-/** Cursor syntax: `ltxc1.<32 hex stream id>.<byte offset>` (seed 001's pattern, verbatim). */
+/** Cursor syntax: `ltxc1.<32 hex stream id>.<offset>` (seed 001's pattern, verbatim). */
 export const CURSOR_PATTERN = /^ltxc1\.[0-9a-f]{32}\.(?:0|[1-9][0-9]*)$/;
 
 /** Format a cursor. */
@@ -30,41 +33,73 @@ export function newStreamId(): string {
     .join("");
 }
 
-/** Why a wait ended. */
-export type WaitOutcome = "output" | "timeout";
+/** Reads remembered per stream, so several readers can follow one pane (docs/design.md §7.3). */
+export const READ_MEMORY = 64;
 
-/** The retained output of one pane and the callers waiting for more. */
+/** Output held while a stream is being seeded; past it the oldest is dropped (a seed race). */
+const PENDING_LIMIT = 1 << 20;
+
+/** Why a wait ended. */
+export type WaitOutcome = "changed" | "timeout";
+
+type Change = { bytes: Uint8Array } | { cols: number; rows: number };
+
+/** The rendered output of one pane and the callers waiting for it to change. */
 export class PaneStream {
   readonly id: string = newStreamId();
   readonly paneId: string;
-  readonly generation: string;
+  /** The pane's generation; the seed's, once seeded (the pane may be respawned meanwhile). */
+  generation: string;
   readonly sessionId: string;
+  /** The window holding the pane, as the last layout change or check showed it. */
+  windowId: string;
   /** Last time a caller used this stream (ms since epoch). */
   lastUsed: number = Date.now();
-  /** Callers blocked in {@link waitForOutput}; a stream with waiters is in use. */
+  /** Callers blocked in {@link waitForChange}; a stream with waiters is in use. */
   waiters: number = 0;
-  #chunks: Uint8Array[] = [];
-  #retained = 0;
-  #total = 0;
-  readonly #retainBytes: number;
+  #received = 0;
+  #changes = 0;
+  /** Changes received before the seed, with their numbers; undefined once seeded. */
+  #pending: { index: number; change: Change }[] | undefined = [];
+  #pendingBytes = 0;
+  /** Number of the newest change dropped from {@link #pending} (-1: none). */
+  #droppedThrough = -1;
+  #emulator: PaneEmulator | undefined;
+  #seedRace = false;
+  readonly #scrollback: number;
+  readonly #marks = new Map<number, ReadMark>();
   #wake = new Set<(error?: ToolError) => void>();
   #ended: ToolError | undefined;
 
-  constructor(paneId: string, generation: string, sessionId: string, retainBytes: number) {
-    this.paneId = paneId;
-    this.generation = generation;
-    this.sessionId = sessionId;
-    this.#retainBytes = retainBytes;
+  constructor(
+    pane: { paneId: string; generation: string; sessionId: string; windowId: string },
+    scrollback: number,
+  ) {
+    this.paneId = pane.paneId;
+    this.generation = pane.generation;
+    this.sessionId = pane.sessionId;
+    this.windowId = pane.windowId;
+    this.#scrollback = scrollback;
   }
 
-  /** Bytes received since the stream started (the offset of the next byte). */
-  get total(): number {
-    return this.#total;
+  /** Output bytes received since the stream started: the position cursors carry. */
+  get position(): number {
+    return this.#received;
   }
 
-  /** Offset of the oldest byte still retained. */
-  get start(): number {
-    return this.#total - this.#retained;
+  /** Changes received (output chunks and resizes): a seed is clean if none arrived during it. */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /** The pane's terminal, once seeded. */
+  get emulator(): PaneEmulator | undefined {
+    return this.#emulator;
+  }
+
+  /** True when output kept arriving while the seed was captured (some may show twice). */
+  get seedRace(): boolean {
+    return this.#seedRace;
   }
 
   /** Why the stream ended (connection lost…), if it has. */
@@ -72,48 +107,77 @@ export class PaneStream {
     return this.#ended;
   }
 
-  /** Append bytes the pane printed; drop the oldest beyond the retention limit; wake waiters. */
-  append(bytes: Uint8Array): void {
+  /** Bytes the pane printed: applied to the terminal, or held until it is seeded. */
+  receive(bytes: Uint8Array): void {
     if (bytes.length === 0 || this.#ended) return;
-    this.#chunks.push(bytes.slice());
-    this.#retained += bytes.length;
-    this.#total += bytes.length;
-    while (this.#retained - this.#chunks[0].length >= this.#retainBytes) {
-      this.#retained -= this.#chunks.shift()!.length;
+    this.#received += bytes.length;
+    this.#changes++;
+    if (this.#emulator) {
+      this.#emulator.write(bytes);
+      this.#notify();
+      return;
     }
-    if (this.#retained > this.#retainBytes) {
-      const extra = this.#retained - this.#retainBytes;
-      this.#chunks[0] = this.#chunks[0].subarray(extra);
-      this.#retained -= extra;
-    }
-    for (const wake of this.#wake) wake();
+    this.#hold({ bytes });
   }
 
-  /** Bytes from `offset` to the end, and how many bytes before them were no longer retained. */
-  read(offset: number): { bytes: Uint8Array; missedBytes: number; from: number } {
-    const from = Math.max(offset, this.start);
-    const out = new Uint8Array(this.#total - from);
-    let pos = this.start;
-    let n = 0;
-    for (const chunk of this.#chunks) {
-      const chunkEnd = pos + chunk.length;
-      if (chunkEnd > from) {
-        const part = chunk.subarray(Math.max(0, from - pos));
-        out.set(part, n);
-        n += part.length;
-      }
-      pos = chunkEnd;
+  /** tmux resized the pane. */
+  resize(cols: number, rows: number): void {
+    if (this.#ended) return;
+    this.#changes++;
+    if (this.#emulator) {
+      this.#emulator.resize(cols, rows);
+      this.#notify();
+      return;
     }
-    return { bytes: out, missedBytes: Math.max(0, this.start - offset), from };
+    this.#hold({ cols, rows });
   }
 
   /**
-   * Wait until output beyond `offset` exists, `ms` pass, or `signal` aborts. Costs nothing while
-   * idle: it sleeps on the stream, which the control connection feeds.
+   * Start the terminal from tmux's rendering, captured when `fromChange` changes had been
+   * received; later changes are applied on top. `raced`: changes kept arriving while the seed
+   * was captured, so it may show some output twice.
    */
-  waitForOutput(offset: number, ms: number, signal: AbortSignal): Promise<WaitOutcome> {
+  seed(seed: EmulatorSeed, fromChange: number, raced: boolean): void {
+    if (this.#ended || !this.#pending) return;
+    const emulator = new PaneEmulator(seed.width, seed.height, this.#scrollback);
+    emulator.seed(seed);
+    for (const { index, change } of this.#pending) {
+      if (index < fromChange) continue;
+      if ("bytes" in change) emulator.write(change.bytes);
+      else emulator.resize(change.cols, change.rows);
+    }
+    this.#pending = undefined;
+    this.#pendingBytes = 0;
+    this.#seedRace = raced || this.#droppedThrough >= fromChange;
+    this.#emulator = emulator;
+    this.#notify();
+  }
+
+  /** Remember where a read left the rows; returns the offset its cursor carries. */
+  remember(mark: ReadMark): number {
+    const offset = this.#received;
+    this.#marks.delete(offset);
+    this.#marks.set(offset, mark);
+    while (this.#marks.size > READ_MEMORY) this.#marks.delete(this.#marks.keys().next().value!);
+    return offset;
+  }
+
+  /** The read a cursor's offset names, if still remembered (using it keeps it longer). */
+  recall(offset: number): ReadMark | undefined {
+    const mark = this.#marks.get(offset);
+    if (mark) {
+      this.#marks.delete(offset);
+      this.#marks.set(offset, mark);
+    }
+    return mark;
+  }
+
+  /**
+   * Wait until the terminal changes (output applied, resize), `ms` pass, or `signal` aborts.
+   * Costs nothing while idle: it sleeps on the stream, which the control connection feeds.
+   */
+  waitForChange(ms: number, signal: AbortSignal): Promise<WaitOutcome> {
     if (this.#ended) return Promise.reject(this.#ended);
-    if (this.#total > offset) return Promise.resolve("output");
     if (signal.aborted) return Promise.reject(new ToolError("cancelled", "the call was cancelled"));
     this.waiters++;
     return new Promise<WaitOutcome>((resolve, reject) => {
@@ -126,7 +190,7 @@ export class PaneStream {
         if (outcome instanceof ToolError) reject(outcome);
         else resolve(outcome);
       };
-      const wake = (error?: ToolError) => done(error ?? "output");
+      const wake = (error?: ToolError) => done(error ?? "changed");
       const onAbort = () => done(new ToolError("cancelled", "the call was cancelled"));
       const timer = setTimeout(() => done("timeout"), ms);
       signal.addEventListener("abort", onAbort, { once: true });
@@ -134,12 +198,30 @@ export class PaneStream {
     });
   }
 
-  /** End the stream (connection lost or stream expired): waiters fail with `reason`. */
+  /** End the stream (pane gone, connection lost, expired): waiters fail with `reason`. */
   end(reason: ToolError): void {
     if (this.#ended) return;
     this.#ended = reason;
-    this.#chunks = [];
-    this.#retained = 0;
+    this.#pending = undefined;
+    this.#marks.clear();
+    this.#emulator?.dispose();
+    this.#emulator = undefined;
     for (const wake of [...this.#wake]) wake(reason);
+  }
+
+  #hold(change: Change): void {
+    if (!this.#pending) return;
+    this.#pending.push({ index: this.#changes - 1, change });
+    if (!("bytes" in change)) return;
+    this.#pendingBytes += change.bytes.length;
+    while (this.#pendingBytes > PENDING_LIMIT) {
+      const oldest = this.#pending.shift()!;
+      if ("bytes" in oldest.change) this.#pendingBytes -= oldest.change.bytes.length;
+      this.#droppedThrough = oldest.index;
+    }
+  }
+
+  #notify(): void {
+    for (const wake of [...this.#wake]) wake();
   }
 }

@@ -379,3 +379,101 @@ export async function captureMany(
   }
   return { texts, failed, timedOut: false };
 }
+
+/** tmux's rendering of a pane, to seed a live stream's terminal (docs/design.md §7.2). */
+export interface PaneSeed {
+  paneId: string;
+  generation: string;
+  width: number;
+  height: number;
+  /** Cursor position; `cursorX` equals `width` when the next character wraps. */
+  cursorX: number;
+  cursorY: number;
+  /** The screen shown, with attributes and wrapped lines joined (`capture-pane -e -J -p`). */
+  screen: string;
+  /** While the alternate screen is shown: the normal screen under it and its saved cursor. */
+  normal?: { screen: string; cursorX: number; cursorY: number };
+  scrollUpper: number;
+  scrollLower: number;
+  insert: boolean;
+  origin: boolean;
+  wrap: boolean;
+  /** Tab stops (columns). */
+  tabs: number[];
+}
+
+const SEED = rowFormat("H", {
+  paneId: "pane_id",
+  panePid: "pane_pid",
+  serverPid: "pid",
+  width: "pane_width",
+  height: "pane_height",
+  cursorX: "cursor_x",
+  cursorY: "cursor_y",
+  alternate: "alternate_on",
+  savedX: "alternate_saved_x",
+  savedY: "alternate_saved_y",
+  scrollUpper: "scroll_region_upper",
+  scrollLower: "scroll_region_lower",
+  insert: "insert_flag",
+  origin: "origin_flag",
+  wrap: "wrap_flag",
+  tabs: "pane_tabs",
+});
+
+/**
+ * A pane's screen with attributes, the cursor and the modes a capture cannot show, in ONE
+ * invocation so that all of it describes the same moment. Under an alternate screen, `-a` reads
+ * the normal screen tmux keeps beneath it.
+ */
+export async function captureSeed(
+  ctx: TmuxContext,
+  paneId: string,
+  signal?: AbortSignal,
+): Promise<PaneSeed> {
+  const sep = separators();
+  const capture = (extra: string[]) => [
+    "capture-pane",
+    "-p",
+    "-e",
+    "-J",
+    ...extra,
+    "-t",
+    paneArg(paneId),
+  ];
+  const out = await ctx.runner.run([
+    ["display-message", "-p", "-t", paneArg(paneId), SEED.template(sep)],
+    marker(sep, "S"),
+    capture([]),
+    marker(sep, "N"),
+    capture(["-a", "-q"]),
+  ], { signal }).catch((error) => rethrowPaneMissing(error, paneId));
+  const sections = splitSections(out, sep);
+  const f = SEED.decode(sections.filter((s) => s.fields.length > 0))[0];
+  // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
+  if (f?.paneId !== paneId) throw paneNotFound(paneId);
+  return {
+    paneId,
+    generation: generationOf(int(f.serverPid), int(f.panePid)),
+    width: int(f.width),
+    height: int(f.height),
+    cursorX: int(f.cursorX),
+    cursorY: int(f.cursorY),
+    screen: section(sections, "S")?.body ?? "",
+    ...(flag(f.alternate)
+      ? {
+        normal: {
+          screen: section(sections, "N")?.body ?? "",
+          cursorX: int(f.savedX),
+          cursorY: int(f.savedY),
+        },
+      }
+      : {}),
+    scrollUpper: int(f.scrollUpper),
+    scrollLower: int(f.scrollLower),
+    insert: flag(f.insert),
+    origin: flag(f.origin),
+    wrap: flag(f.wrap),
+    tabs: f.tabs.split(",").filter((t) => /^\d+$/.test(t)).map(Number),
+  };
+}

@@ -5,7 +5,8 @@
  * two commands), so every argument goes through {@link quoteControlArgument}. Replies are
  * `%begin T N F` … `%end T N F` (or `%error`) blocks matched in order; `%output %P data` streams
  * each pane's bytes with octal escapes, which are decoded to raw bytes here (UTF-8 sequences may
- * be split across lines and are reassembled by the reader of the stream).
+ * be split across lines and are reassembled by the reader of the stream). `%layout-change` and
+ * `%window-close` tell the live engine about resizes and closed panes (docs/design.md §7.2).
  */
 import { classifyTmuxFailure, ToolError } from "../errors.ts";
 import type { TmuxRunner } from "./command.ts";
@@ -60,12 +61,39 @@ function isOctal(b: number | undefined): boolean {
   return b !== undefined && b >= 48 && b <= 55;
 }
 
+/** A pane's size in cells. */
+export interface PaneSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * Pane sizes in tmux layout strings (`csum,WxH,X,Y{…}`, a pane being `WxH,X,Y,N` for pane %N);
+ * a later layout wins, so the visible layout of a zoomed window overrides the saved one.
+ */
+export function layoutPanes(...layouts: string[]): Map<string, PaneSize> {
+  const panes = new Map<string, PaneSize>();
+  for (const layout of layouts) {
+    for (const m of layout.matchAll(/(\d+)x(\d+),\d+,\d+,(\d+)/g)) {
+      panes.set(`%${m[3]}`, { width: Number(m[1]), height: Number(m[2]) });
+    }
+  }
+  return panes;
+}
+
 /** Callbacks of a control client. */
 export interface ControlHandlers {
   /** The tmux client process exists (before it has attached): register it as ours at once. */
   onSpawn?(pid: number): void;
   /** Bytes a pane printed. */
   onOutput(paneId: string, bytes: Uint8Array): void;
+  /**
+   * A window's layout changed (a resize, a split, a pane closed or moved): the size of every pane
+   * it holds now.
+   */
+  onLayout?(windowId: string, panes: Map<string, PaneSize>): void;
+  /** A window closed, or was unlinked from this session. */
+  onWindowClose?(windowId: string): void;
   /** The connection became unusable (closed by us, %exit, server death, lost replies). */
   onClose(client: ControlClient, reason: string, byUs: boolean): void;
   /** The tmux client process has exited: it may be forgotten as ours only now. */
@@ -305,6 +333,13 @@ export class ControlClient {
       this.#block = { key: begin[1], ours: (Number(begin[2]) & 1) === 1, lines: [] };
       return;
     }
+    // `%layout-change @W layout visible-layout flags` (the last two since tmux 3.1).
+    const layout = /^%layout-change (@\d+) (\S+)(?: (\S+))?/.exec(text);
+    if (layout) {
+      return this.#handlers.onLayout?.(layout[1], layoutPanes(layout[2], layout[3] ?? ""));
+    }
+    const closed = /^%(?:unlinked-)?window-close (@\d+)$/.exec(text);
+    if (closed) return this.#handlers.onWindowClose?.(closed[1]);
     if (text.startsWith("%exit")) this.#lost(text.slice(5).trim() || "tmux ended the connection");
   }
 

@@ -1,6 +1,7 @@
 /**
- * The live engine: control-mode connections (one per watched session) feeding per-pane output
- * streams. Owned by one MCP server (no module state); closed with it.
+ * The live engine: control-mode connections (one per watched session) feeding per-pane streams,
+ * each with a headless terminal seeded from tmux's own rendering of the pane (docs/design.md
+ * §7.2). Owned by one MCP server (no module state); closed with it.
  *
  * Lifetimes (DESIGN §7): a stream lives while its cursor was used in the last `streamTtlMs`
  * (5 minutes) or someone waits on it; a connection lives while it has streams and lingers
@@ -9,9 +10,10 @@
  */
 import { ToolError } from "../errors.ts";
 import { PaneStream } from "../live/stream.ts";
+import { captureSeed } from "./capture.ts";
 import type { TmuxRunner } from "./command.ts";
 import type { TmuxContext } from "./context.ts";
-import { ControlClient } from "./control.ts";
+import { ControlClient, type PaneSize } from "./control.ts";
 import { int, rowTemplate, separators } from "./format.ts";
 import { snapshot } from "./queries.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
@@ -22,8 +24,8 @@ export interface LiveOptions {
   idleCloseMs: number;
   /** How long a stream nobody reads or waits on is kept. */
   streamTtlMs: number;
-  /** Bytes of output kept per stream. */
-  retainBytes: number;
+  /** Rows of history each streamed pane's terminal keeps, besides its screen. */
+  scrollbackRows: number;
   /** How often expiry is checked. */
   sweepMs: number;
   /**
@@ -38,7 +40,7 @@ export interface LiveOptions {
 export const LIVE_DEFAULTS: LiveOptions = {
   idleCloseMs: 30_000,
   streamTtlMs: 300_000,
-  retainBytes: 262_144,
+  scrollbackRows: 1_000,
   sweepMs: 1_000,
   maxConnections: 8,
 };
@@ -48,6 +50,12 @@ const OPENING_GRACE_MS = 1_000;
 
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */
 const ENDED_MEMORY = 256;
+
+/** Seeding captures taken while output keeps arriving, before the last one is used as it is. */
+const SEED_ATTEMPTS = 3;
+
+/** What {@link LiveEngine.check} can find. */
+export type PaneState = "same" | "gone" | "replaced" | "moved";
 
 interface Connection {
   client: ControlClient;
@@ -88,6 +96,8 @@ export class LiveEngine implements LiveStatus {
   readonly #byId = new Map<string, PaneStream>();
   /** Which connection feeds each stream (by stream id). */
   readonly #feeds = new Map<string, ControlClient>();
+  /** Each stream's seeding, by stream id: readers wait for it. */
+  readonly #seeds = new Map<string, Promise<void>>();
   /** Why recently ended streams ended, by stream id (oldest first, at most ENDED_MEMORY). */
   readonly #endedWhy = new Map<string, ToolError>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
@@ -118,8 +128,9 @@ export class LiveEngine implements LiveStatus {
   }
 
   /**
-   * Start or join the pane's stream. An existing stream is reused only if the pane still runs
-   * the same process; otherwise a new stream (new id, so old cursors go stale) is started.
+   * Start or join the pane's stream, seeded and ready to read. An existing stream is reused only
+   * if the pane still runs the same process; otherwise a new stream (new id, so old cursors go
+   * stale) is started.
    */
   async join(paneId: string, signal?: AbortSignal): Promise<PaneStream> {
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
@@ -128,7 +139,7 @@ export class LiveEngine implements LiveStatus {
       const state = await this.check(existing, signal).catch(() => "gone" as const);
       if (state === "same") {
         existing.lastUsed = Date.now();
-        return existing;
+        return await this.#ready(existing, signal);
       }
       this.#drop(existing, `the pane was ${state}`);
     }
@@ -139,14 +150,20 @@ export class LiveEngine implements LiveStatus {
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     // Another call may have started the stream while we connected.
     const raced = this.#byPane.get(paneId);
-    if (raced && !raced.ended && raced.generation === row.generation) return raced;
-    const stream = new PaneStream(paneId, row.generation, row.sessionId, this.#options.retainBytes);
+    if (raced && !raced.ended && raced.generation === row.generation) {
+      return await this.#ready(raced, signal);
+    }
+    const stream = new PaneStream(row, this.#options.scrollbackRows);
     this.#byPane.set(paneId, stream);
     this.#byId.set(stream.id, stream);
     this.#feeds.set(stream.id, connection.client);
+    const seeding = this.#seed(stream, connection.client);
+    // Each caller awaits it (with its own signal); none may be left to observe a failure.
+    seeding.catch(() => {});
+    this.#seeds.set(stream.id, seeding);
     connection.idleSince = undefined;
     connection.lastUsed = Date.now();
-    return stream;
+    return await this.#ready(stream, signal);
   }
 
   /** The stream a cursor names, if it is still alive; marks it used. */
@@ -175,10 +192,7 @@ export class LiveEngine implements LiveStatus {
    * `moved` when it left the session whose connection feeds the stream (its output would no
    * longer arrive), else `same`. Only ids and numbers cross the channel here, never pane text.
    */
-  async check(
-    stream: PaneStream,
-    signal?: AbortSignal,
-  ): Promise<"same" | "gone" | "replaced" | "moved"> {
+  async check(stream: PaneStream, signal?: AbortSignal): Promise<PaneState> {
     const sep = separators();
     const lines = await this.#client(stream).command(
       [
@@ -186,15 +200,44 @@ export class LiveEngine implements LiveStatus {
         "-p",
         "-t",
         paneArg(stream.paneId),
-        rowTemplate(sep, "G", ["pane_id", "pane_pid", "pid", "session_id"]),
+        rowTemplate(sep, "G", ["pane_id", "pane_pid", "pid", "session_id", "window_id"]),
       ],
       signal,
     );
-    const [, id, panePid, serverPid, sessionId] =
+    const [, id, panePid, serverPid, sessionId, windowId] =
       lines.join("\n").split(sep.row)[1]?.split(sep.field) ?? [];
     if (id !== stream.paneId) return "gone";
     if (generationOf(int(serverPid), int(panePid)) !== stream.generation) return "replaced";
-    return sessionId === stream.sessionId ? "same" : "moved";
+    if (sessionId !== stream.sessionId) return "moved";
+    stream.windowId = windowId;
+    return "same";
+  }
+
+  /**
+   * Refuse a stream whose pane is gone (`target_not_found`), was replaced or moved out of the
+   * session that feeds it (`stale_cursor`): the stream is ended with that error, so its waiters
+   * and later readers get it too.
+   */
+  async verify(stream: PaneStream, signal?: AbortSignal): Promise<void> {
+    const state = await this.check(stream, signal);
+    if (state === "same") return;
+    const error = state === "gone" ? paneNotFound(stream.paneId) : new ToolError(
+      "stale_cursor",
+      state === "moved"
+        ? `pane ${stream.paneId} moved to another session since this cursor was issued`
+        : `pane ${stream.paneId} was replaced since this cursor was issued`,
+    );
+    this.#end(stream, error);
+    throw error;
+  }
+
+  /**
+   * Whether a streamed pane's program asked for bracketed paste (DECSET 2004), as its output
+   * showed it; undefined when the pane is not streamed or its stream has not shown it yet.
+   */
+  bracketedPaste(paneId: string): boolean | undefined {
+    const stream = this.#byPane.get(paneId);
+    return stream && !stream.ended ? stream.emulator?.bracketedPaste : undefined;
   }
 
   /** Detach every connection and end every stream; leaves no tmux process behind. */
@@ -233,7 +276,13 @@ export class LiveEngine implements LiveStatus {
       onExit: (pid) => this.#ownPids.delete(pid),
       onOutput: (paneId, bytes) => {
         const stream = this.#byPane.get(paneId);
-        if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.append(bytes);
+        if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.receive(bytes);
+      },
+      onLayout: (windowId, panes) => this.#layout(sessionId, windowId, panes),
+      onWindowClose: (windowId) => {
+        for (const stream of this.#fedBy(sessionId)) {
+          if (stream.windowId === windowId) this.#recheck(stream);
+        }
       },
       onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
     }).then(async (client) => {
@@ -284,6 +333,81 @@ export class LiveEngine implements LiveStatus {
     return [...this.#byId.values()].filter((s) => this.#feeds.get(s.id) === client);
   }
 
+  /** Streams fed by the open connection of a session. */
+  #fedBy(sessionId: string): PaneStream[] {
+    const connection = this.#connections.get(sessionId);
+    return connection ? this.#streamsOf(connection.client) : [];
+  }
+
+  /**
+   * A window's layout changed: resize the terminals of the panes it holds; a streamed pane that
+   * left it may be gone (closed, or killed), so it is checked at once rather than when a wait
+   * ends.
+   */
+  #layout(sessionId: string, windowId: string, panes: Map<string, PaneSize>): void {
+    for (const stream of this.#fedBy(sessionId)) {
+      const size = panes.get(stream.paneId);
+      if (size) {
+        stream.windowId = windowId;
+        stream.resize(size.width, size.height);
+      } else if (stream.windowId === windowId) {
+        this.#recheck(stream);
+      }
+    }
+  }
+
+  /** Check a stream's pane now; one that is gone or replaced ends its stream and its waits. */
+  #recheck(stream: PaneStream): void {
+    this.verify(stream).catch(() => {});
+  }
+
+  /**
+   * Seed a stream's terminal from tmux's rendering of the pane (docs/design.md §7.2). The stream
+   * already holds the output arriving meanwhile; a capture is used only if none arrived while it
+   * was taken (output tmux produced before the capture has reached us once a command sent after
+   * it is answered, since tmux keeps a control client's output and replies in order). Otherwise
+   * it is taken again, and after the last attempt used as it is, disclosed as `seedRace`.
+   */
+  async #seed(stream: PaneStream, client: ControlClient): Promise<void> {
+    try {
+      for (let attempt = 1;; attempt++) {
+        const from = stream.changes;
+        const seed = await captureSeed(this.#ctx, stream.paneId);
+        await client.command(["display-message", "-p", ""]);
+        const raced = stream.changes !== from;
+        if (!raced || attempt === SEED_ATTEMPTS) {
+          stream.generation = seed.generation;
+          stream.seed(seed, from, raced);
+          return;
+        }
+      }
+    } catch (error) {
+      this.#end(
+        stream,
+        error instanceof ToolError ? error : new ToolError("tmux_failed", String(error)),
+      );
+      throw error;
+    }
+  }
+
+  /** The stream once seeded; a failed seed fails every caller waiting for it. */
+  async #ready(stream: PaneStream, signal?: AbortSignal): Promise<PaneStream> {
+    const seeding = this.#seeds.get(stream.id);
+    if (seeding) {
+      if (!signal) await seeding;
+      else {
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = () => reject(new ToolError("cancelled", "the call was cancelled"));
+          if (signal.aborted) return onAbort();
+          signal.addEventListener("abort", onAbort, { once: true });
+          seeding.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+        });
+      }
+    }
+    if (stream.ended) throw stream.ended;
+    return stream;
+  }
+
   #lost(client: ControlClient, reason: string, byUs: boolean): void {
     // Only the connection that ended: a newer one for the same session may already be mapped.
     if (this.#connections.get(client.sessionId)?.client === client) {
@@ -309,6 +433,7 @@ export class LiveEngine implements LiveStatus {
     if (this.#byPane.get(stream.paneId) === stream) this.#byPane.delete(stream.paneId);
     this.#byId.delete(stream.id);
     this.#feeds.delete(stream.id);
+    this.#seeds.delete(stream.id);
     stream.end(error);
     this.#endedWhy.set(stream.id, error);
     if (this.#endedWhy.size > ENDED_MEMORY) {

@@ -1,16 +1,15 @@
 /**
- * capture_since: read only what a pane printed since your last call, optionally waiting for it.
- * Live mode streams output through a control-mode connection (no polling, nothing lost between
- * calls while it is retained); `--no-live` falls back to plain bounded captures and says so.
+ * capture_since: read only what changed in a pane since your last call, optionally waiting for
+ * it. Live mode follows the pane through a control-mode connection and a headless terminal, so
+ * reads return rows as the terminal shows them (docs/design.md §7); `--no-live` falls back to
+ * plain bounded captures and says so.
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { readFrom } from "../live/read.ts";
-import { CURSOR_PATTERN, formatCursor, type PaneStream, parseCursor } from "../live/stream.ts";
-import { boundText, TEXT_LIMITS } from "../results.ts";
+import { readFrom, readScreen } from "../live/read.ts";
+import { CURSOR_PATTERN, formatCursor, parseCursor } from "../live/stream.ts";
+import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
-import type { LiveEngine } from "../tmux/live.ts";
-import { paneNotFound } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { paneIdSchema } from "../rows.ts";
 import { maxBytesSchema, maxLinesSchema, sleep } from "./common.ts";
@@ -29,31 +28,26 @@ function waitBudget(waitMs: number | undefined, ctx: ToolContext) {
   };
 }
 
-function bounded(text: string, maxLines: number, maxBytes: number) {
-  return {
-    ...boundText(text, maxLines, maxBytes),
-    lineLimit: maxLines,
-    byteLimit: maxBytes,
-    encoding: "utf-8" as const,
-    terminalContent: "data" as const,
-  };
-}
-
 /** The capture_since manifest entry. */
 export const sinceTools = [
   defineTool({
     name: "capture_since",
     toolset: "inspect",
     title: "Read new pane output",
-    description: "Read only what a pane printed since your previous call. First call (no " +
-      "`cursor`): returns the screen's recent tail and a `cursor`. Next calls: pass that cursor " +
-      "to get just the output after it (escape sequences removed, carriage returns folded, " +
-      "bounded tail-first) and a new cursor; `missedBytes` > 0 means output scrolled out of the " +
-      "256 KiB kept per pane. `waitMs` blocks until new output arrives or the wait ends — use it " +
-      "instead of polling; it is clamped to the server's ceiling (`timeoutClamped`). A " +
-      "`stale_cursor` error (pane replaced, stream unused for 5 minutes, server restarted) means: " +
-      "call again without a cursor. With the server's live mode off, each call is a plain " +
-      "bounded capture (`streaming: false`) and cursors are not kept.",
+    description: "Read only what changed in a pane since your previous call, as the terminal " +
+      "shows it. First call (no `cursor`): returns the screen and a `cursor`. Next calls: pass " +
+      "that cursor to get the lines that changed since, from the line your previous read ended " +
+      "on (a line still being written then comes back whole; progress bars and redrawn prompts " +
+      "show their latest state) down to the last line with text, bounded tail-first, and a new " +
+      "cursor. Text ending with a newline ends complete; otherwise its last line is where the " +
+      "terminal's cursor is, and comes back next time. `missedRows` > 0 means rows scrolled out " +
+      "of the history kept per pane before you read them. A full-screen program (vim, less, htop) " +
+      "gives `alternateScreen: true` and its whole screen. `waitMs` blocks until something " +
+      "visible changes or the wait ends — use it instead of polling; it is clamped to the " +
+      "server's ceiling (`timeoutClamped`). A `stale_cursor` error (pane replaced, stream unused " +
+      "for 5 minutes, server restarted, cursor too old) means: call again without a cursor. " +
+      "With the server's live mode off, each call is a plain bounded capture (`streaming: " +
+      "false`) and cursors are not kept.",
     input: z.object({
       paneId: paneIdSchema,
       cursor: z.string().regex(CURSOR_PATTERN).optional().describe(
@@ -66,34 +60,38 @@ export const sinceTools = [
       ),
     }).strict(),
     output: z.object({
-      text: z.string(),
+      ...textResultShape,
       cursor: z.string().optional().describe("Pass it to the next call (live mode only)."),
       paneId: z.string(),
       generation: z.string(),
       streaming: z.boolean().describe("True when output is streamed live; false in fallback mode."),
-      missedBytes: z.int().describe("Output bytes that fell out of retention before this read."),
+      missedRows: z.int().describe(
+        "Rows that left the history kept per pane before this read could return them.",
+      ),
+      missedBytes: z.int().describe("Always 0 since reads return rendered rows; see missedRows."),
+      alternateScreen: z.boolean().optional().describe(
+        "Live mode: a full-screen program shows the alternate screen; text is that whole screen.",
+      ),
+      seedRace: z.boolean().optional().describe(
+        "Live mode: output kept arriving while the stream began, so a few lines may show twice.",
+      ),
       outcome: z.enum(["started", "output", "idle", "timeout"]).describe(
-        "started: first call; output: new output returned; idle: nothing new and no wait; " +
-          "timeout: waited and nothing arrived.",
+        "started: first call; output: changed lines returned; idle: nothing new and no wait; " +
+          "timeout: waited and nothing visible changed.",
       ),
       elapsedMs: z.int(),
       timeoutMs: z.int(),
       timeoutClamped: z.boolean(),
-      truncated: z.boolean(),
-      truncatedLines: z.int(),
-      truncatedBytes: z.int(),
-      lineLimit: z.int(),
-      byteLimit: z.int(),
-      encoding: z.literal("utf-8"),
-      terminalContent: z.literal("data"),
       note: z.string().optional(),
     }).strict(),
     annotations: "inspect",
     capability: { reach: "none", effects: "observe", output: ["terminal-text"] },
     handler: async (args, ctx) => {
       const started = Date.now();
-      const maxLines = args.maxLines ?? TEXT_LIMITS.lines;
-      const maxBytes = args.maxBytes ?? TEXT_LIMITS.bytes;
+      const bounds = {
+        lines: args.maxLines ?? TEXT_LIMITS.lines,
+        bytes: args.maxBytes ?? TEXT_LIMITS.bytes,
+      };
       const { timeoutMs, timeoutClamped } = waitBudget(args.waitMs, ctx);
       const live = ctx.live;
       const common = (outcome: Outcome) => ({
@@ -103,24 +101,22 @@ export const sinceTools = [
         timeoutClamped,
       });
 
-      if (!live) return await fallback(args, ctx, maxLines, maxBytes, timeoutMs, common);
+      if (!live) return await fallback(args, ctx, bounds, timeoutMs, common);
 
       if (args.cursor === undefined) {
+        // The stream's terminal starts from a one-shot capture (docs/design.md §5.11, §7.2).
         const stream = await live.join(args.paneId, ctx.signal);
-        // Mark first, capture second: output racing the start may repeat, never vanish. The
-        // screen is read by a one-shot tmux call, so no pane text ever crosses the control
-        // channel (where it could imitate the channel's own reply lines).
-        const mark = stream.total;
-        const screen = await capturePane(ctx.tmux, args.paneId, {
-          maxRows: Math.min(maxLines, maxBytes + 1),
-        }, ctx.signal);
+        const screen = readScreen(stream);
         return {
-          ...bounded(screen.text.replace(/\n+$/, ""), maxLines, maxBytes),
-          cursor: formatCursor(stream.id, mark),
+          ...textResult(screen.text, bounds),
+          cursor: formatCursor(stream.id, screen.offset),
           paneId: stream.paneId,
           generation: stream.generation,
           streaming: true,
+          missedRows: 0,
           missedBytes: 0,
+          alternateScreen: screen.alternateScreen,
+          seedRace: stream.seedRace,
           ...common("started"),
         };
       }
@@ -140,61 +136,43 @@ export const sinceTools = [
           `this cursor belongs to ${stream.paneId}'s stream, not ${args.paneId}'s`,
         );
       }
-      if (offset > stream.total) {
-        throw new ToolError("stale_cursor", "this cursor points past the stream's end");
-      }
-      await ensureCurrent(live, stream, args.paneId, ctx.signal);
-
+      await live.verify(stream, ctx.signal);
+      // A pane closed during the wait ends the stream at once (the engine watches layouts).
       const read = await readFrom(stream, offset, timeoutMs, ctx.signal);
-      // A pane closed while we waited is reported as such, not as a quiet timeout.
-      if (read.outcome === "timeout") await ensureCurrent(live, stream, args.paneId, ctx.signal);
+      if (read.outcome === "timeout") await live.verify(stream, ctx.signal);
       return {
-        ...bounded(read.text, maxLines, maxBytes),
-        cursor: formatCursor(stream.id, read.next),
+        ...textResult(read.text, bounds),
+        cursor: formatCursor(stream.id, read.offset),
         paneId: stream.paneId,
         generation: stream.generation,
         streaming: true,
-        missedBytes: read.missedBytes,
+        missedRows: read.missedRows,
+        missedBytes: 0,
+        alternateScreen: read.alternateScreen,
+        seedRace: stream.seedRace,
         ...common(read.outcome),
       };
     },
   }),
 ];
 
-/** Refuse a cursor whose pane is gone, was replaced, or moved out of the watched session. */
-async function ensureCurrent(
-  live: LiveEngine,
-  stream: PaneStream,
-  paneId: string,
-  signal: AbortSignal,
-): Promise<void> {
-  const state = await live.check(stream, signal);
-  if (state === "same") return;
-  live.drop(stream, `the pane was ${state}`);
-  if (state === "gone") {
-    throw paneNotFound(paneId);
-  }
-  throw new ToolError(
-    "stale_cursor",
-    state === "moved"
-      ? `pane ${paneId} moved to another session since this cursor was issued`
-      : `pane ${paneId} was replaced since this cursor was issued`,
-  );
-}
-
 /** Without live mode: a plain bounded capture; a wait polls the screen until it changes. */
 async function fallback(
   args: { paneId: string; cursor?: string },
   ctx: ToolContext,
-  maxLines: number,
-  maxBytes: number,
+  bounds: { lines: number; bytes: number },
   timeoutMs: number,
   common: (
     outcome: Outcome,
   ) => { outcome: Outcome; elapsedMs: number; timeoutMs: number; timeoutClamped: boolean },
 ) {
   const read = () =>
-    capturePane(ctx.tmux, args.paneId, { maxRows: Math.min(maxLines, maxBytes + 1) }, ctx.signal);
+    capturePane(
+      ctx.tmux,
+      args.paneId,
+      { maxRows: Math.min(bounds.lines, bounds.bytes + 1) },
+      ctx.signal,
+    );
   let capture = await read();
   let outcome: Outcome = args.cursor === undefined ? "started" : "idle";
   if (timeoutMs > 0) {
@@ -211,10 +189,11 @@ async function fallback(
     }
   }
   return {
-    ...bounded(capture.text.replace(/\n+$/, ""), maxLines, maxBytes),
+    ...textResult(capture.text, { ...bounds, screen: true }),
     paneId: capture.paneId,
     generation: capture.generation,
     streaming: false,
+    missedRows: 0,
     missedBytes: 0,
     ...common(outcome),
     note: "live mode is off on this server: this is the pane's screen, not only new output" +

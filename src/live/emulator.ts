@@ -1,0 +1,275 @@
+/**
+ * A headless terminal per streamed pane: xterm.js (`@xterm/headless`, the emulator VS Code's
+ * terminal is built on) fed the pane's output bytes, so reads return rows as the terminal shows
+ * them rather than the byte stream (docs/design.md §7.2). Unicode 11 widths, so wide characters
+ * and emoji take the cells tmux gives them.
+ *
+ * Rows are numbered absolutely: row 0 is the first row of the emulator's normal screen, and rows
+ * scrolled off the top of the bounded scrollback keep counting, so a number stays attached to the
+ * same row while the pane prints (docs/design.md §7.3).
+ *
+ * Two xterm.js internals are used, both pinned with the exact package version in deno.json and
+ * covered by tests/emulator_test.ts: `writeSync` (the public `write` parses on a timer, which
+ * costs ~2 ms per wake-up under Deno), and the normal buffer's trim event (the public API does not
+ * say how many rows left the scrollback).
+ */
+import type { IDisposable, Terminal } from "@xterm/headless";
+// The package's "module" field names a file it does not ship, which bundlers follow (`deno
+// bundle` fails): its ESM build is imported by path; the types above are the package's own.
+import * as headless from "@xterm/headless/lib-headless/xterm-headless.mjs";
+import { Unicode11Addon } from "@xterm/addon-unicode11";
+
+const XTerminal = (headless as unknown as { Terminal: typeof Terminal }).Terminal;
+
+/** The line list of xterm's normal buffer, as far as this module relies on it. */
+interface LineList {
+  readonly length: number;
+  onTrim(listener: (amount: number) => void): IDisposable;
+}
+
+/** The internals this module reaches (see the header). */
+interface Core {
+  writeSync(data: Uint8Array | string): void;
+  buffers: { normal: { lines: LineList } };
+}
+
+/** tmux's rendering of a pane when its stream began, from the seeding capture. */
+export interface EmulatorSeed {
+  width: number;
+  height: number;
+  /** Cursor position; `cursorX` equals `width` when the next character wraps. */
+  cursorX: number;
+  cursorY: number;
+  /** The screen shown, with attributes and wrapped lines joined (`capture-pane -e -J -p`). */
+  screen: string;
+  /** While the alternate screen is shown: the normal screen under it and its saved cursor. */
+  normal?: { screen: string; cursorX: number; cursorY: number };
+  scrollUpper: number;
+  scrollLower: number;
+  insert: boolean;
+  origin: boolean;
+  wrap: boolean;
+  /** Tab stops (columns). */
+  tabs: number[];
+}
+
+/** A headless terminal fed one pane's output. */
+export class PaneEmulator {
+  readonly #term: Terminal;
+  readonly #core: Core;
+  /** Rows that left the top of the normal buffer (scrolled out of the scrollback, or erased). */
+  #trimmed = 0;
+  #lines: LineList;
+  #trimHook: IDisposable;
+  /** Whether the stream has shown the program setting or resetting bracketed paste. */
+  #pasteKnown = false;
+
+  constructor(cols: number, rows: number, scrollback: number) {
+    this.#term = new XTerminal({
+      cols,
+      rows,
+      scrollback,
+      allowProposedApi: true,
+      logLevel: "off",
+      // tmux's `scroll-on-clear` (on by default): clearing the screen keeps its rows as history.
+      scrollOnEraseInDisplay: true,
+    });
+    this.#term.loadAddon(new Unicode11Addon());
+    this.#term.unicode.activeVersion = "11";
+    this.#core = (this.#term as unknown as { _core: Core })._core;
+    this.#lines = this.#core.buffers.normal.lines;
+    this.#trimHook = this.#lines.onTrim((n) => this.#trimmed += n);
+    for (const final of ["h", "l"]) {
+      this.#term.parser.registerCsiHandler({ prefix: "?", final }, (params) => {
+        if (params.includes(2004)) this.#pasteKnown = true;
+        return false; // xterm applies the mode itself
+      });
+    }
+    // A full reset (RIS) sets every mode to its default, bracketed paste off.
+    this.#term.parser.registerEscHandler({ final: "c" }, () => {
+      this.#pasteKnown = true;
+      return false;
+    });
+  }
+
+  /** Columns and rows. */
+  get cols(): number {
+    return this.#term.cols;
+  }
+
+  get rows(): number {
+    return this.#term.rows;
+  }
+
+  /** Apply output bytes (a UTF-8 sequence or escape split across calls is completed later). */
+  write(data: Uint8Array | string): void {
+    this.#core.writeSync(data);
+    this.#rehook();
+  }
+
+  /** Resize as tmux resized the pane; xterm reflows wrapped lines as tmux does. */
+  resize(cols: number, rows: number): void {
+    if (cols === this.#term.cols && rows === this.#term.rows) return;
+    this.#term.resize(cols, rows);
+    this.#rehook();
+  }
+
+  /**
+   * Start from tmux's rendering: the normal screen (and, when the alternate one is shown, that
+   * one over it), then the modes a capture cannot show and the cursor.
+   */
+  seed(seed: EmulatorSeed): void {
+    this.resize(seed.width, seed.height);
+    if (seed.normal) {
+      this.write(screenBytes(seed.normal.screen));
+      this.write(`\x1b[${seed.normal.cursorY + 1};${seed.normal.cursorX + 1}H\x1b[?1049h\x1b[H`);
+    }
+    this.write(screenBytes(seed.screen));
+    if (seed.scrollUpper !== 0 || seed.scrollLower !== seed.height - 1) {
+      this.write(`\x1b[${seed.scrollUpper + 1};${seed.scrollLower + 1}r`);
+    }
+    if (seed.tabs.join() !== defaultTabs(seed.width).join()) {
+      this.write("\x1b[3g" + seed.tabs.map((x) => `\x1b[1;${x + 1}H\x1bH`).join(""));
+    }
+    if (seed.insert) this.write("\x1b[4h");
+    if (!seed.wrap) this.write("\x1b[?7l");
+    const top = seed.origin ? seed.scrollUpper : 0;
+    if (seed.origin) this.write("\x1b[?6h");
+    const y = seed.cursorY - top + 1;
+    if (seed.cursorX < seed.width || !seed.wrap) {
+      this.write(`\x1b[${y};${Math.min(seed.cursorX, seed.width - 1) + 1}H`);
+      return;
+    }
+    // The cursor waits past the last column: print that column's character again, so the next
+    // character wraps as it would in tmux (its colours are lost, its text is not).
+    const line = this.#active.getLine(this.#active.baseY + seed.cursorY);
+    const last = line?.getCell(seed.width - 1);
+    const lead = last?.getWidth() === 0 ? line?.getCell(seed.width - 2) : undefined;
+    const x = lead ? seed.width - 1 : seed.width;
+    this.write(`\x1b[${y};${x}H${(lead ?? last)?.getChars() || " "}`);
+  }
+
+  /** True while the program shows the alternate screen (full-screen programs). */
+  get alternate(): boolean {
+    return this.#term.buffer.active.type === "alternate";
+  }
+
+  /**
+   * Whether the program asked for bracketed paste (DECSET 2004); undefined until the stream has
+   * shown it set or reset, since tmux 3.3 offers no format for it and a capture cannot show it.
+   */
+  get bracketedPaste(): boolean | undefined {
+    return this.#pasteKnown ? this.#term.modes.bracketedPasteMode : undefined;
+  }
+
+  /** The visible rows of the screen shown, trailing blanks removed (what `capture-pane -p` prints). */
+  screenRows(): string[] {
+    const buffer = this.#active;
+    const rows: string[] = [];
+    for (let y = 0; y < this.#term.rows; y++) {
+      rows.push(trimEnd(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? ""));
+    }
+    return rows;
+  }
+
+  /** Absolute number of the oldest row still held (normal screen). */
+  get firstRow(): number {
+    return this.#trimmed;
+  }
+
+  /** Absolute number of the row after the last one held (normal screen). */
+  get endRow(): number {
+    return this.#trimmed + this.#normal.length;
+  }
+
+  /** Absolute number of the normal screen's top row (rows above it are scrollback). */
+  get screenTop(): number {
+    return this.#trimmed + this.#normal.baseY;
+  }
+
+  /** Absolute row of the normal screen's cursor (kept while the alternate screen is shown). */
+  get cursorRow(): number {
+    return this.#trimmed + this.#normal.baseY + this.#normal.cursorY;
+  }
+
+  /** Text of an absolute row of the normal screen, trailing blanks removed ("" when not held). */
+  rowText(row: number): string {
+    return trimEnd(this.#normal.getLine(row - this.#trimmed)?.translateToString(true) ?? "");
+  }
+
+  /** Whether an absolute row continues the row above it (the line wrapped there). */
+  isWrapped(row: number): boolean {
+    return this.#normal.getLine(row - this.#trimmed)?.isWrapped ?? false;
+  }
+
+  /** The last absolute row of the normal screen holding text (`firstRow - 1` when none does). */
+  lastTextRow(): number {
+    for (let i = this.#normal.length - 1; i >= 0; i--) {
+      if (trimEnd(this.#normal.getLine(i)?.translateToString(true) ?? "") !== "") {
+        return this.#trimmed + i;
+      }
+    }
+    return this.#trimmed - 1;
+  }
+
+  /**
+   * Rows `from` … `to` of the normal screen as text: a wrapped row continues the line above it,
+   * other rows end with a newline between them; trailing blanks of each line removed.
+   */
+  text(from: number, to: number): string {
+    let out = "";
+    for (let row = Math.max(from, this.firstRow); row <= to; row++) {
+      const line = this.#normal.getLine(row - this.#trimmed);
+      if (!line) break;
+      if (row > from && !line.isWrapped) out += "\n";
+      const continues = row < to && this.isWrapped(row + 1);
+      out += continues ? line.translateToString(false) : trimEnd(line.translateToString(true));
+    }
+    return out;
+  }
+
+  /** Free the terminal. */
+  dispose(): void {
+    this.#trimHook.dispose();
+    this.#term.dispose();
+  }
+
+  get #normal() {
+    return this.#term.buffer.normal;
+  }
+
+  get #active() {
+    return this.#term.buffer.active;
+  }
+
+  /** A full reset (RIS) replaces xterm's buffers: count the old rows as gone, follow the new ones. */
+  #rehook(): void {
+    const lines = this.#core.buffers.normal.lines;
+    if (lines === this.#lines) return;
+    this.#trimmed += this.#lines.length;
+    this.#trimHook.dispose();
+    this.#lines = lines;
+    this.#trimHook = lines.onTrim((n) => this.#trimmed += n);
+  }
+}
+
+/**
+ * A row's text without trailing spaces, as `capture-pane` prints it (xterm trims only cells never
+ * written; a space written there stays).
+ */
+function trimEnd(text: string): string {
+  return text.replace(/ +$/, "");
+}
+
+/** Tab stops xterm and tmux start with: every 8 columns. */
+function defaultTabs(width: number): number[] {
+  const tabs: number[] = [];
+  for (let x = 8; x < width; x += 8) tabs.push(x);
+  return tabs;
+}
+
+/** A capture's lines as terminal output: each line from the left edge, attributes reset after. */
+function screenBytes(capture: string): string {
+  const lines = capture.replace(/\n$/, "").split("\n");
+  return "\x1b[H" + lines.join("\x1b[0m\r\n") + "\x1b[0m";
+}
