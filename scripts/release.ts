@@ -15,8 +15,9 @@
  * A build applies these rules in this order:
  * 1. The target is one of TARGETS. Windows has no tmux, so there is no Windows build.
  * 2. `--tag`, when given, names deno.json's version.
- * 3. src/version.ts is rewritten from deno.json, so `--version` and the file names agree (the
- *    published package holds no deno.json reader).
+ * 3. src/version.ts says deno.json's version, so `--version` and the file names agree (the
+ *    published package holds no deno.json reader). A local build rewrites it; a tagged build
+ *    refuses a stale one, since JSR publishes the committed file.
  * 4. `DENORT_BIN` (deno compile's own variable: a local runtime instead of the download) reaches
  *    only the build whose target its file header names; the other targets download their own.
  * 5. A runtime download that fails ends the release with one line: the next target would fail the
@@ -83,12 +84,15 @@ export function versionModule(version: string): string {
   ].join("\n");
 }
 
+/** Whether src/version.ts is exactly what `deno task version` writes for `version`. */
+async function versionModuleAgrees(version: string): Promise<boolean> {
+  return await Deno.readTextFile(VERSION_MODULE).catch(() => "") === versionModule(version);
+}
+
 /** Rewrite src/version.ts when it does not say `version`; true when it was rewritten. */
 export async function writeVersionModule(version: string): Promise<boolean> {
-  const wanted = versionModule(version);
-  const current = await Deno.readTextFile(VERSION_MODULE).catch(() => "");
-  if (current === wanted) return false;
-  await Deno.writeTextFile(VERSION_MODULE, wanted);
+  if (await versionModuleAgrees(version)) return false;
+  await Deno.writeTextFile(VERSION_MODULE, versionModule(version));
   return true;
 }
 
@@ -251,7 +255,13 @@ async function build(args: string[]): Promise<void> {
         `${manifest.version}; tag v${manifest.version}, or bump deno.json first`,
     );
   }
-  if (await writeVersionModule(manifest.version)) {
+  if (values.tag !== undefined) {
+    if (!await versionModuleAgrees(manifest.version)) {
+      throw new ReleaseError(
+        `release: src/version.ts does not say ${manifest.version}; run deno task version and commit`,
+      );
+    }
+  } else if (await writeVersionModule(manifest.version)) {
     console.log(`src/version.ts now says ${manifest.version}`);
   }
   const out = values.out ?? `${ROOT}/dist/release`;
@@ -467,8 +477,7 @@ export async function smoke(binary: string, version: string): Promise<string> {
 async function version(args: string[]): Promise<void> {
   const { version } = await readManifest();
   if (args.includes("--check")) {
-    const current = await Deno.readTextFile(VERSION_MODULE).catch(() => "");
-    if (current !== versionModule(version)) {
+    if (!await versionModuleAgrees(version)) {
       throw new ReleaseError(
         `version: src/version.ts does not say ${version}; run deno task version`,
       );

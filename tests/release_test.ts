@@ -111,6 +111,47 @@ Deno.test("src/version.ts holds deno.json's version, as `deno task version` writ
   assert(!source.includes("import"), "the published package reads no deno.json");
 });
 
+Deno.test("`deno task version` rewrites a stale src/version.ts; a tagged release refuses one", async () => {
+  // In a copy of the three files involved, so the checkout's own version.ts is never touched.
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-release-" });
+  try {
+    await Deno.mkdir(`${dir}/scripts`);
+    await Deno.mkdir(`${dir}/src`);
+    await Deno.copyFile(`${ROOT}/scripts/release.ts`, `${dir}/scripts/release.ts`);
+    await Deno.writeTextFile(
+      `${dir}/deno.json`,
+      JSON.stringify({ version: "9.8.7", tasks: manifest.tasks }),
+    );
+    await Deno.writeTextFile(`${dir}/src/version.ts`, versionModule(manifest.version));
+    const script = (...args: string[]) =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--no-config",
+          "--allow-read",
+          "--allow-write",
+          `${dir}/scripts/release.ts`,
+          ...args,
+        ],
+        env: { NO_COLOR: "1" },
+      }).output();
+
+    const tagged = await script("--tag", "v9.8.7", "--target", "host");
+    assertEquals(tagged.code, 1);
+    assertEquals(
+      decoder.decode(tagged.stderr).trim(),
+      "release: src/version.ts does not say 9.8.7; run deno task version and commit",
+    );
+    assertEquals((await script("version", "--check")).code, 1);
+    const written = await script("version");
+    assertEquals(decoder.decode(written.stdout), "src/version.ts now says 9.8.7\n");
+    assertEquals(await Deno.readTextFile(`${dir}/src/version.ts`), versionModule("9.8.7"));
+    assertEquals((await script("version", "--check")).code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 // ---- binaries ----
 
 Deno.test("release binaries get exactly the start task's permission flags plus --no-prompt", async () => {
