@@ -264,7 +264,12 @@ async function build(args: string[]): Promise<void> {
   } else if (await writeVersionModule(manifest.version)) {
     console.log(`src/version.ts now says ${manifest.version}`);
   }
-  const out = values.out ?? `${ROOT}/dist/release`;
+  // Absolute, because deno compile runs in the checkout and this script may not.
+  const out = values.out === undefined
+    ? `${ROOT}/dist/release`
+    : values.out.startsWith("/")
+    ? values.out
+    : `${Deno.cwd()}/${values.out}`;
   await Deno.mkdir(out, { recursive: true });
   const flags = releaseFlags(manifest.tasks.start);
   const names = [];
