@@ -36,10 +36,17 @@ export function serverInstructions(enabled: readonly string[]): string {
   const has = (name: string) => enabled.includes(name);
   const abilities = ["list sessions, windows and panes", "read what panes show"];
   if (has("send_keys") || has("paste_text")) abilities.push("type into panes");
+  if (has("create_session") || has("create_window") || has("split_window")) {
+    abilities.push("open sessions, windows and panes of your own (prefer these to a person's)");
+  }
+  if (has("select_layout") || has("rename_window")) abilities.push("arrange and name them");
+  if (has("kill_pane") || has("kill_window") || has("kill_session")) {
+    abilities.push("close what you opened");
+  }
   const follow = has("capture_since")
     ? " To follow a pane, call capture_since and pass back its cursor with waitMs instead of polling."
     : "";
-  const guarded = has("send_keys") || has("paste_text") || has("send_keys_batch")
+  const guarded = enabled.some((name) => TOOLS.find((t) => t.name === name)?.toolset !== "inspect")
     ? "target_denied protects the user's own or watched panes, "
     : "";
   return `Use this server to see and drive tmux: ${abilities.join(", ")}.

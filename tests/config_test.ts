@@ -184,7 +184,12 @@ Deno.test("instructions describe only what the enabled tools can do", async () =
     const [toolsets, mentions, absent] of [
       ["inspect", ["capture_since"], ["type into panes", "target_denied"]],
       ["inspect,execute", ["capture_since", "type into panes", "target_denied"], []],
-      ["execute", ["type into panes", "target_denied"], ["capture_since"]],
+      ["execute", ["type into panes", "target_denied"], ["capture_since", "close what"]],
+      [
+        "inspect,manage,execute,teardown",
+        ["type into panes", "of your own", "arrange", "close what you opened"],
+        [],
+      ],
     ] as const
   ) {
     const { client, close } = await connectInProcess(["--toolsets", toolsets, "-L", "x"]);

@@ -205,7 +205,8 @@ export async function snapshot(
         title: p.title,
         isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
         isAttended: isWatched({ windowId: p.windowId, active }, seen),
-        hostsTmuxClient: hostsClient(p.tty, seen),
+        // A dead pane's old tty may already belong to a new client.
+        hostsTmuxClient: !dead && hostsClient(p.tty, seen),
         historyLines: int(p.historyLines),
         historyLimit: int(p.historyLimit),
         ...(dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),
