@@ -1,6 +1,8 @@
 /**
- * tmux-mcp as a library: build the MCP server for embedding or tests, and connect any MCP SDK
- * transport to it.
+ * tmux-mcp as a library. A {@link TmuxHost} owns everything that belongs to one tmux server
+ * (runner, input queue, live engine); {@link createMcpSession} serves one MCP connection on it,
+ * and several sessions may share one host. {@link createTmuxMcpServer} is a host with one session,
+ * as stdio serves it. Connect any MCP SDK transport to a session.
  *
  * @example
  * ```ts
@@ -14,8 +16,19 @@
  * ```
  * @module
  */
-export { CAPABILITIES_URI, createTmuxMcpServer, serverInstructions } from "./src/server.ts";
-export type { TmuxMcpServer, TmuxMcpServerOptions } from "./src/server.ts";
+export {
+  CAPABILITIES_URI,
+  createMcpSession,
+  createTmuxMcpServer,
+  serverInstructions,
+} from "./src/server.ts";
+export type {
+  McpSession,
+  McpSessionOptions,
+  TmuxMcpServer,
+  TmuxMcpServerOptions,
+} from "./src/server.ts";
+export { TmuxHost, type TmuxHostOptions } from "./src/host.ts";
 export {
   type Config,
   ConfigError,

@@ -42,7 +42,7 @@ import {
   resolveSessionRef,
   windowNotFound,
 } from "./tmux/targets.ts";
-import type { ToolContext } from "./tool_spec.ts";
+import type { ActingContext } from "./tool_spec.ts";
 
 /** What a preflight resolved for one input call. */
 export interface InputTarget {
@@ -175,7 +175,7 @@ function mergeRows(rows: readonly PaneFacts[]): Map<string, PaneFacts> {
  * server. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
  */
 export async function preflightInput(
-  ctx: ToolContext,
+  ctx: ActingContext,
   paneId: string,
   force: boolean,
 ): Promise<InputTarget> {
@@ -224,7 +224,7 @@ const COHORT_ATTEMPTS = 3;
  * the preflight repeated.
  */
 export async function withInputGuard<T>(
-  ctx: ToolContext,
+  ctx: ActingContext,
   paneId: string,
   force: boolean,
   send: (target: InputTarget) => Promise<T>,
@@ -254,7 +254,7 @@ export async function withInputGuard<T>(
  * paste and its Enter) finishes before the window changes under it. See {@link withPanesGuard}.
  */
 export async function withWindowGuard<T>(
-  ctx: ToolContext,
+  ctx: ActingContext,
   windowId: string,
   preflight: () => Promise<string[]>,
   change: (panes: string[]) => Promise<T>,
@@ -269,7 +269,7 @@ export async function withWindowGuard<T>(
  * one closed during `change`), it starts over, at most {@link COHORT_ATTEMPTS} times.
  */
 export async function withPanesGuard<P, T>(
-  ctx: ToolContext,
+  ctx: ActingContext,
   what: string,
   preflight: () => Promise<P>,
   panesOf: (checked: P) => readonly string[],
@@ -331,7 +331,7 @@ export interface ContainedRules {
  * `target_denied`; nothing has reached tmux then (effects none).
  */
 export async function preflightContained(
-  ctx: ToolContext,
+  ctx: ActingContext,
   target: GuardTarget,
   rules: ContainedRules,
 ): Promise<ContainedPanes> {
@@ -393,7 +393,7 @@ export async function preflightContained(
  * person watches the window that changes, unless `--allow-watched-panes`.
  */
 export async function preflightSelectNew(
-  ctx: ToolContext,
+  ctx: ActingContext,
   where: { session: string } | { paneId: string },
   action: string,
 ): Promise<void> {
@@ -417,7 +417,7 @@ export async function preflightSelectNew(
  * window's pane ids; `target_not_found` when there is no such window.
  */
 export async function preflightSynchronize(
-  ctx: ToolContext,
+  ctx: ActingContext,
   windowId: string,
   enabling: boolean,
   force: boolean,
@@ -473,7 +473,7 @@ export interface ViewChange {
  * allowed anywhere.
  */
 export async function preflightView(
-  ctx: ToolContext,
+  ctx: ActingContext,
   change: ViewChange,
 ): Promise<Awaited<ReturnType<typeof snapshot>>> {
   const snap = await snapshot(

@@ -1,6 +1,7 @@
 /**
- * The MCP server: the SDK's low-level `Server` driven by the catalog. Input is validated with the
- * same zod schema that is advertised, so advertised and enforced contracts cannot drift.
+ * MCP sessions: the SDK's low-level `Server` driven by the catalog, on a shared tmux host
+ * (src/host.ts). Input is validated with the same zod schema that is advertised, so advertised
+ * and enforced contracts cannot drift.
  */
 import type { z } from "zod";
 import { capabilityRow, denialHint, effectiveTools, toolListEntry, TOOLS } from "./catalog.ts";
@@ -17,13 +18,11 @@ import {
   Server,
   type Transport,
 } from "./sdk.ts";
-import { describeSocket, type EnvReader, TmuxRunner } from "./tmux/command.ts";
-import type { TmuxContext } from "./tmux/context.ts";
-import { PaneQueue } from "./tmux/pane_queue.ts";
-import { tmuxVersion } from "./tmux/queries.ts";
-import { LIVE_DEFAULTS, LiveEngine, type LiveOptions, type LiveStatus } from "./tmux/live.ts";
-import { callerIdentity } from "./tmux/targets.ts";
-import type { ToolContext, ToolSpec } from "./tool_spec.ts";
+import { TmuxHost } from "./host.ts";
+import { describeSocket, type EnvReader } from "./tmux/command.ts";
+import { readOnly } from "./tmux/context.ts";
+import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
+import type { ActingContext, ToolSpec } from "./tool_spec.ts";
 
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";
@@ -61,16 +60,20 @@ Three rules:
 Resource ${CAPABILITIES_URI} lists the enabled tools and what each can reach.`;
 }
 
-/** Options of {@link createTmuxMcpServer}. */
-export interface TmuxMcpServerOptions {
-  /** The validated configuration (see `parseConfig`). */
+/** Options of one MCP session on a host. */
+export interface McpSessionOptions {
+  /** The validated configuration; its socket and live mode must be the host's. */
   config: Config;
-  /** Environment reader (Deno.env.get behind permission checks, or a test's own map). */
-  env: EnvReader;
   /** This product's version. */
   version: string;
   /** Diagnostics sink (stderr in main.ts); never stdout. */
   log?: (message: string) => void;
+}
+
+/** Options of {@link createTmuxMcpServer}: a host and one session from one configuration. */
+export interface TmuxMcpServerOptions extends McpSessionOptions {
+  /** Environment reader (Deno.env.get behind permission checks, or a test's own map). */
+  env: EnvReader;
   /** Live-engine timings and caps (tests shorten them); docs/design.md §7.4's by default. */
   liveOptions?: Partial<LiveOptions>;
 }
@@ -103,37 +106,60 @@ export interface McpTransport {
   onmessage?(message: JsonRpcMessage, extra?: unknown): void;
 }
 
-/** A configured server and its frozen tool surface. */
-export interface TmuxMcpServer {
-  /** Serve one MCP connection over `transport`. */
+/** One MCP connection served on a host: the SDK server, the manifest's handlers, its tools. */
+export interface McpSession {
+  /** Serve this session over `transport` (one transport per session). */
   connect(transport: McpTransport): Promise<void>;
   /** Called once the connected transport closed (set it before connecting). */
   onclose?: () => void;
   /** Names of the tools it serves, in listing order. */
   readonly tools: readonly string[];
+  /** Close this session only: the host, its streams and other sessions go on. */
+  close(): Promise<void>;
+}
+
+/** A host with one session: what stdio serves, and what tests embed. */
+export interface TmuxMcpServer extends McpSession {
   /** The control-mode engine's counters, when live mode is on. */
   readonly live?: LiveStatus;
   /** tmux's version string (`tmux 3.3a`); needs no running tmux server. */
   tmuxVersion(): Promise<string>;
-  /** Close the MCP server and detach every control connection (no tmux process is left). */
+  /** Close the session and the host: no tmux process of ours is left. */
   close(): Promise<void>;
 }
 
-/** Build an MCP server for one tmux server; no transport is attached. */
+/** Build a host and one session on it from one configuration; no transport is attached. */
 export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServer {
-  const { config, env, version } = options;
-  const log = options.log ?? (() => {});
-  const runner = new TmuxRunner({ socket: config.socket, env, onNotice: log });
-  const ownClientPids = new Set<number>();
-  const tmux: TmuxContext = {
-    runner,
-    caller: callerIdentity(env("TMUX"), env("TMUX_PANE")),
-    ownClientPids,
-    inputQueue: new PaneQueue(),
+  const host = new TmuxHost({
+    config: options.config,
+    env: options.env,
+    log: options.log,
+    liveOptions: options.liveOptions,
+  });
+  const session = createMcpSession(host, options);
+  const server: TmuxMcpServer = {
+    connect: (transport) => session.connect(transport),
+    tools: session.tools,
+    live: host.live,
+    tmuxVersion: () => host.tmuxVersion(),
+    close: async () => {
+      await host.close();
+      await session.close();
+    },
   };
-  const live = config.live
-    ? new LiveEngine(tmux, ownClientPids, { ...LIVE_DEFAULTS, ...options.liveOptions }, log)
-    : undefined;
+  session.onclose = () => server.onclose?.();
+  return server;
+}
+
+/**
+ * Build one MCP session on a shared host: its own SDK `Server`, tool surface and requests, the
+ * host's runner, input queue and live engine. Handlers receive a context narrowed to their
+ * toolset: inspect handlers get no input queue.
+ */
+export function createMcpSession(host: TmuxHost, options: McpSessionOptions): McpSession {
+  const { config, version } = options;
+  const log = options.log ?? (() => {});
+  const { tmux, live } = host;
   const tools = effectiveTools(config);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const built = new Set(TOOLS.map((t) => t.name));
@@ -166,7 +192,7 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
     const base = { tmux, config, signal: extra.signal, live, requestId: extra.requestId };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
     // call cannot nest again.
-    const nestedContext: ToolContext = {
+    const nestedContext: ActingContext = {
       ...base,
       invoke: (nested) =>
         Promise.resolve(
@@ -175,7 +201,7 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
           ),
         ),
     };
-    const context: ToolContext = {
+    const context: ActingContext = {
       ...base,
       invoke: (nested, args) => {
         const target = byName.get(nested);
@@ -206,7 +232,7 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
     }
     let tmuxVersionText: string | null = null;
     try {
-      tmuxVersionText = await tmuxVersion(tmux);
+      tmuxVersionText = await host.tmuxVersion();
     } catch {
       tmuxVersionText = null;
     }
@@ -230,26 +256,21 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
     };
   });
 
-  const handle: TmuxMcpServer = {
+  const session: McpSession = {
     // The SDK's transports fit McpTransport; the cast only widens their message type back.
     connect: (transport) => server.connect(transport as unknown as Transport),
     tools: tools.map((t) => t.name),
-    live,
-    tmuxVersion: () => tmuxVersion(tmux),
-    close: async () => {
-      await live?.close();
-      await server.close();
-    },
+    close: () => server.close(),
   };
-  server.onclose = () => handle.onclose?.();
-  return handle;
+  server.onclose = () => session.onclose?.();
+  return session;
 }
 
 /** Validate, run and wrap one call; every failure becomes a typed error result. */
 async function callTool(
   spec: ToolSpec,
   rawArgs: unknown,
-  ctx: ToolContext,
+  ctx: ActingContext,
   log: (message: string) => void,
 ): Promise<ToolResult> {
   const parsed = spec.input.safeParse(rawArgs);
@@ -257,7 +278,9 @@ async function callTool(
     return errorResult(new ToolError("invalid_arguments", describeIssues(parsed.error)));
   }
   try {
-    const data = await spec.handler(parsed.data, ctx);
+    // Inspect handlers get a context without the input queue, at run time as in their types.
+    const narrowed = spec.toolset === "inspect" ? { ...ctx, tmux: readOnly(ctx.tmux) } : ctx;
+    const data = await spec.handler(parsed.data, narrowed as ActingContext);
     return successResult(data as Record<string, unknown>, spec.summarize?.(data));
   } catch (error) {
     if (error instanceof ToolError) return errorResult(error);

@@ -1,7 +1,7 @@
 /** The shape of one manifest entry and the context its handler receives. */
 import type { z } from "zod";
 import type { Config, Toolset } from "./config.ts";
-import type { TmuxContext } from "./tmux/context.ts";
+import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
 import type { LiveEngine } from "./tmux/live.ts";
 import type { ToolResult } from "./results.ts";
 
@@ -18,9 +18,12 @@ export interface Capability {
   output: readonly string[];
 }
 
-/** What a handler gets besides its validated arguments. */
+/**
+ * What an inspect handler gets besides its validated arguments: enough to read, nothing to act
+ * with (no input queue; the funnel's acting functions take a {@link TmuxContext}).
+ */
 export interface ToolContext {
-  readonly tmux: TmuxContext;
+  readonly tmux: TmuxReadContext;
   readonly config: Config;
   /** Aborted when the client cancels the request. */
   readonly signal: AbortSignal;
@@ -35,10 +38,22 @@ export interface ToolContext {
   readonly invoke: (name: string, args: unknown) => Promise<ToolResult>;
 }
 
+/** What a manage, execute or teardown handler gets: the read context plus the input queue. */
+export interface ActingContext extends ToolContext {
+  readonly tmux: TmuxContext;
+}
+
+/** The context a handler of toolset `T` receives (docs/design.md §2.3). */
+export type ContextFor<T extends Toolset> = T extends "inspect" ? ToolContext : ActingContext;
+
 /** One tool: its whole contract and its handler. */
-export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+export interface ToolSpec<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodType = z.ZodType,
+  T extends Toolset = Toolset,
+> {
   name: string;
-  toolset: Toolset;
+  toolset: T;
   title: string;
   description: string;
   /** Strict input schema; no `.default()` (defaults are applied in the handler). */
@@ -55,12 +70,13 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodTy
   capability: Capability;
   /** The text block of a success, when compact JSON of the data is not wanted (the batch). */
   summarize?: (data: unknown) => string;
-  handler: (args: z.infer<I>, ctx: ToolContext) => Promise<z.infer<O>>;
+  /** Runs the call; its context is narrowed to what the tool's toolset may do. */
+  handler: (args: z.infer<I>, ctx: ContextFor<T>) => Promise<z.infer<O>>;
 }
 
-/** Define a tool with its handler's types inferred from its schemas. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodType>(
-  spec: ToolSpec<I, O>,
+/** Define a tool with its handler's types inferred from its schemas and toolset. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodType, T extends Toolset>(
+  spec: ToolSpec<I, O, T>,
 ): ToolSpec {
   return spec as unknown as ToolSpec;
 }

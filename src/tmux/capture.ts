@@ -3,7 +3,7 @@
  * pulled newest first in chunks sized by what the caller can keep, chained with nonce markers so
  * pane content cannot forge a boundary, and several panes per invocation for searches.
  */
-import type { TmuxContext } from "./context.ts";
+import type { TmuxReadContext } from "./context.ts";
 import { flag, int, marker, rowFormat, type Section, separators, splitSections } from "./format.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { ToolError } from "../errors.ts";
@@ -76,7 +76,7 @@ interface Chunk {
  * into the next, which a two-row joined probe of the same invocation tells (one line, not two).
  */
 async function readChunk(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   paneId: string,
   rows: { top: number; end?: number } | undefined,
   options: { joinWrapped?: boolean; joinBelow?: boolean; signal?: AbortSignal },
@@ -146,7 +146,7 @@ function openBudget(
  * rows as scrolled meanwhile.
  */
 export async function capturePane(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   paneId: string,
   range: CaptureRange,
   signal?: AbortSignal,
@@ -269,7 +269,7 @@ const STATE = rowFormat("H", {
 
 /** The visible screen and the pane's state, in ONE tmux invocation. */
 export async function snapshotPane(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   paneId: string,
   signal?: AbortSignal,
 ): Promise<{ state: PaneState; text: string }> {
@@ -322,7 +322,7 @@ const ARGV_BUDGET = 12_000;
  * invocation. Wrapped lines are joined, so a match cannot be split by the pane's width.
  */
 export async function captureMany(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   items: readonly ManyItem[],
   options: { signal?: AbortSignal; deadline: number },
 ): Promise<{ texts: Map<string, string>; failed: string[]; timedOut: boolean }> {
@@ -427,7 +427,7 @@ const SEED = rowFormat("H", {
  * the normal screen tmux keeps beneath it.
  */
 export async function captureSeed(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   paneId: string,
   signal?: AbortSignal,
 ): Promise<PaneSeed> {

@@ -12,7 +12,7 @@ import { ToolError } from "../errors.ts";
 import { PaneStream } from "../live/stream.ts";
 import { captureSeed } from "./capture.ts";
 import type { TmuxRunner } from "./command.ts";
-import type { TmuxContext } from "./context.ts";
+import type { TmuxReadContext } from "./context.ts";
 import { ControlClient, type PaneSize } from "./control.ts";
 import { int, rowTemplate, separators } from "./format.ts";
 import { snapshot } from "./queries.ts";
@@ -54,6 +54,12 @@ const ENDED_MEMORY = 256;
 /** Seeding captures taken while output keeps arriving, before the last one is used as it is. */
 const SEED_ATTEMPTS = 3;
 
+/**
+ * The subscription by which tmux tells a connection that a pane's process changed (a respawn), so
+ * a wait on it ends within about a second rather than when it times out.
+ */
+const PID_SUBSCRIPTION = "tmux-mcp-pid";
+
 /** What {@link LiveEngine.check} can find. */
 export type PaneState = "same" | "gone" | "replaced" | "moved";
 
@@ -86,7 +92,7 @@ export interface LiveStatus {
 /** Control-mode connections and the pane streams they feed. */
 export class LiveEngine implements LiveStatus {
   readonly #runner: TmuxRunner;
-  readonly #ctx: TmuxContext;
+  readonly #ctx: TmuxReadContext;
   readonly #ownPids: Set<number>;
   readonly #options: LiveOptions;
   readonly #log: (message: string) => void;
@@ -104,7 +110,7 @@ export class LiveEngine implements LiveStatus {
   #closed = false;
 
   constructor(
-    ctx: TmuxContext,
+    ctx: TmuxReadContext,
     ownPids: Set<number>,
     options: LiveOptions,
     log: (message: string) => void,
@@ -284,6 +290,12 @@ export class LiveEngine implements LiveStatus {
           if (stream.windowId === windowId) this.#recheck(stream);
         }
       },
+      onSubscription: (name, paneId) => {
+        const stream = this.#byPane.get(paneId);
+        if (name === PID_SUBSCRIPTION && stream && this.#fedBy(sessionId).includes(stream)) {
+          this.#recheck(stream);
+        }
+      },
       onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
     }).then(async (client) => {
       if (this.#closed) {
@@ -293,6 +305,9 @@ export class LiveEngine implements LiveStatus {
       const connection: Connection = { client, lastUsed: Date.now() };
       this.#connections.set(sessionId, connection);
       this.#ensureSweeper();
+      // Only pids cross the channel; a tmux without subscriptions is still served.
+      client.command(["refresh-client", "-B", `${PID_SUBSCRIPTION}:%*:#{pane_pid}`])
+        .catch(() => {});
       return connection;
     }).finally(() => this.#opening.delete(sessionId));
     this.#opening.set(sessionId, opening);
@@ -349,11 +364,32 @@ export class LiveEngine implements LiveStatus {
       const size = panes.get(stream.paneId);
       if (size) {
         stream.windowId = windowId;
-        stream.resize(size.width, size.height);
+        if (stream.resize(size.width, size.height)) this.#align(stream);
       } else if (stream.windowId === windowId) {
         this.#recheck(stream);
       }
     }
+  }
+
+  /**
+   * After a resize, put the terminal's rows where tmux put them: the two reflow wrapped lines
+   * alike, but where xterm.js keeps blank rows below the cursor, tmux scrolls rows into its
+   * history. tmux's cursor position, read as tmux runs the command (only numbers cross the
+   * channel), says by how much.
+   */
+  #align(stream: PaneStream): void {
+    const client = this.#feeds.get(stream.id);
+    if (!client || client.closed) return;
+    const format = "#{cursor_x},#{cursor_y},#{pane_width},#{pane_height}";
+    client.command(
+      ["display-message", "-p", "-t", paneArg(stream.paneId), format],
+      undefined,
+      undefined,
+      (lines) => {
+        const [x, y, width, height] = (lines[0] ?? "").split(",").map((n) => int(n, -1));
+        if (Math.min(x, y, width, height) >= 0) stream.align(x, y, width, height);
+      },
+    ).catch(() => {});
   }
 
   /** Check a stream's pane now; one that is gone or replaced ends its stream and its waits. */
@@ -373,8 +409,11 @@ export class LiveEngine implements LiveStatus {
       for (let attempt = 1;; attempt++) {
         const from = stream.changes;
         const seed = await captureSeed(this.#ctx, stream.paneId);
-        await client.command(["display-message", "-p", ""]);
-        const raced = stream.changes !== from;
+        let seen = -1;
+        await client.command(["display-message", "-p", ""], undefined, undefined, () => {
+          seen = stream.changes;
+        });
+        const raced = seen !== from;
         if (!raced || attempt === SEED_ATTEMPTS) {
           stream.generation = seed.generation;
           stream.seed(seed, from, raced);

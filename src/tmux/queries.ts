@@ -3,7 +3,7 @@
  * needs plus `list-clients`, chained with a bare `;` and decoded with nonce separators, so names
  * and paths holding `:`, tabs or newlines cannot shift a field.
  */
-import type { TmuxContext } from "./context.ts";
+import type { TmuxReadContext } from "./context.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts, SessionFacts, WindowFacts } from "../rows.ts";
 import { parseEnvironment, SECRET_NAME } from "./environment.ts";
@@ -126,7 +126,7 @@ export interface Snapshot {
  * missing window or pane fails with `target_not_found` (tmux stops the chain there).
  */
 export async function snapshot(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   request: SnapshotRequest,
   signal?: AbortSignal,
 ): Promise<Snapshot> {
@@ -229,7 +229,7 @@ function paneScopeArgs(scope: PaneScope): string[] {
 
 /** Every session of the server. */
 export async function listSessions(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   signal?: AbortSignal,
 ): Promise<SessionFacts[]> {
   return (await snapshot(ctx, { sessions: true }, signal)).sessions;
@@ -237,7 +237,7 @@ export async function listSessions(
 
 /** Every window of every session (a window linked into two sessions appears once per session). */
 export async function listWindows(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   signal?: AbortSignal,
 ): Promise<WindowFacts[]> {
   return (await snapshot(ctx, { windows: true }, signal)).windows;
@@ -245,7 +245,7 @@ export async function listWindows(
 
 /** Panes in scope (default: all), with generation, caller and watched flags resolved. */
 export async function listPanes(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   signal?: AbortSignal,
   scope: PaneScope = { all: true },
 ): Promise<PaneFacts[]> {
@@ -254,7 +254,7 @@ export async function listPanes(
 
 /** One window and its panes, from one listing; `target_not_found` when there is no such window. */
 export async function windowWithPanes(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   windowId: string,
   signal?: AbortSignal,
 ): Promise<{ window: WindowFacts; panes: PaneFacts[] }> {
@@ -266,7 +266,7 @@ export async function windowWithPanes(
 }
 
 /** tmux's version string (e.g. "tmux 3.3a"); needs no running server. */
-export function tmuxVersion(ctx: TmuxContext, signal?: AbortSignal): Promise<string> {
+export function tmuxVersion(ctx: TmuxReadContext, signal?: AbortSignal): Promise<string> {
   return ctx.runner.version(signal);
 }
 
@@ -281,7 +281,7 @@ export const VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
  * often carries credentials, and show_environment hides them too.
  */
 export async function readVariables(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   names: readonly string[],
   paneId: string | undefined,
   signal?: AbortSignal,
@@ -331,7 +331,7 @@ export async function readVariables(
 
 /** Resolve a session reference (`$N` or exact name) to its id with one listing. */
 export async function resolveSession(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   ref: string,
   signal?: AbortSignal,
 ): Promise<string> {

@@ -3,7 +3,7 @@
  * scopes, targets) are validated here before they reach tmux.
  */
 import { preview, ToolError } from "../errors.ts";
-import type { TmuxContext } from "./context.ts";
+import type { TmuxReadContext } from "./context.ts";
 import { marker, separators, splitSections } from "./format.ts";
 import { type EnvironmentEntry, parseEnvironment } from "./environment.ts";
 import { resolveSession } from "./queries.ts";
@@ -83,7 +83,7 @@ function tableOf(scope: OptionScope): "server" | "session" | "window" {
 
 /** Names of the built-in options of each table, from tmux itself (so any version is right). */
 async function optionTables(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   signal?: AbortSignal,
 ): Promise<Record<"server" | "session" | "window", Set<string>>> {
   const sep = separators();
@@ -116,7 +116,7 @@ async function optionTables(
  * scope asked.
  */
 export async function showOption(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   name: string,
   scope: OptionScope,
   target: string | undefined,
@@ -184,7 +184,7 @@ export type { EnvironmentEntry };
 
 /** `-g` for the global scope, or `-t $N` for a session resolved exactly from its reference. */
 async function sessionScope(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<string[]> {
@@ -193,7 +193,7 @@ async function sessionScope(
 
 /** The global environment, or one session's (see {@link parseEnvironment}). */
 export async function showEnvironment(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<EnvironmentEntry[]> {
@@ -211,7 +211,7 @@ export interface HookEntry {
 
 /** Hooks set globally, or on one session. */
 export async function showHooks(
-  ctx: TmuxContext,
+  ctx: TmuxReadContext,
   session: string | undefined,
   signal?: AbortSignal,
 ): Promise<HookEntry[]> {

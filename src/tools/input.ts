@@ -20,7 +20,7 @@ import {
   sendKeys,
   setSynchronizePanes,
 } from "../tmux/input.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { type ActingContext, defineTool } from "../tool_spec.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { sleep } from "./common.ts";
 
@@ -59,7 +59,7 @@ function checkKeys(keys: string, enter: boolean): void {
 
 /** One send_keys: preflight, then keys (and Enter) under the pane's queue. */
 async function sendOne(
-  ctx: ToolContext,
+  ctx: ActingContext,
   op: { paneId: string; keys: string; literal?: boolean; enter?: boolean; force?: boolean },
 ): Promise<InputTarget> {
   const enter = op.enter ?? true;

@@ -9,7 +9,7 @@ import { preview } from "../errors.ts";
 import { type GuardTarget, preflightContained, withPanesGuard } from "../guard.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { clearScrollback, type KillTarget, killTarget } from "../tmux/teardown.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { type ActingContext, defineTool } from "../tool_spec.ts";
 import { generationSchema, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;
@@ -34,7 +34,7 @@ const GUARD_TEXT = "Refused (target_denied) when the target holds the pane this 
 
 /** Check the target's panes, hold them, kill, and report what ended. */
 async function kill(
-  ctx: ToolContext,
+  ctx: ActingContext,
   target: GuardTarget,
   action: string,
   force: boolean,

@@ -1,0 +1,75 @@
+/**
+ * The tmux host: everything that belongs to one tmux server rather than to one MCP connection —
+ * the runner, who called us, the registry of our own control clients, the per-pane input queue
+ * and the live engine. One per process (per tmux server), shared by every MCP session, so two
+ * sessions never interleave keystrokes in one pane, never take each other's control client for a
+ * person, and read the same streams (docs/design.md §2.3).
+ */
+import type { Config } from "./config.ts";
+import { type EnvReader, TmuxRunner } from "./tmux/command.ts";
+import type { TmuxContext } from "./tmux/context.ts";
+import { LIVE_DEFAULTS, LiveEngine, type LiveOptions } from "./tmux/live.ts";
+import { PaneQueue } from "./tmux/pane_queue.ts";
+import { tmuxVersion } from "./tmux/queries.ts";
+import { callerIdentity } from "./tmux/targets.ts";
+
+/** Options of {@link TmuxHost}. */
+export interface TmuxHostOptions {
+  /** The socket and live mode come from here; the rest of the configuration is per session. */
+  config: Pick<Config, "socket" | "live">;
+  /** Environment reader (Deno.env.get behind permission checks, or a test's own map). */
+  env: EnvReader;
+  /** Diagnostics sink (stderr in main.ts); never stdout. */
+  log?: (message: string) => void;
+  /** Live-engine timings and caps (tests shorten them); docs/design.md §7.4's by default. */
+  liveOptions?: Partial<LiveOptions>;
+}
+
+/** The process-wide part of the server: one per tmux server. */
+export class TmuxHost {
+  /**
+   * What funnel functions take (for sessions on this host, not for embedders).
+   * @internal
+   */
+  readonly tmux: TmuxContext;
+  /**
+   * The control-mode engine; undefined with `--no-live` (for sessions on this host).
+   * @internal
+   */
+  readonly live?: LiveEngine;
+  #closed = false;
+
+  /** Build the host; nothing is started until a session calls a tool. */
+  constructor(options: TmuxHostOptions) {
+    const log = options.log ?? (() => {});
+    const ownClientPids = new Set<number>();
+    this.tmux = {
+      runner: new TmuxRunner({ socket: options.config.socket, env: options.env, onNotice: log }),
+      caller: callerIdentity(options.env("TMUX"), options.env("TMUX_PANE")),
+      ownClientPids,
+      inputQueue: new PaneQueue(),
+    };
+    this.live = options.config.live
+      ? new LiveEngine(this.tmux, ownClientPids, { ...LIVE_DEFAULTS, ...options.liveOptions }, log)
+      : undefined;
+  }
+
+  /** Whether {@link close} was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** tmux's version string (`tmux 3.3a`); needs no running tmux server. */
+  tmuxVersion(): Promise<string> {
+    return tmuxVersion(this.tmux);
+  }
+
+  /**
+   * Detach every control connection: waits in progress end with `server_gone`, and no tmux
+   * process of ours is left. Sessions on this host should be closed first (or right after).
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.live?.close();
+  }
+}
