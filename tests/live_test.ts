@@ -1,9 +1,15 @@
 /** The live engine: control channel, capture_since cursors, waits, lifetimes, failures. */
 import { assert, assertEquals, assertRejects } from "./support/assert.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectInProcess, fails, ok } from "./support/client.ts";
-import { eventually, TmuxFixture } from "./support/fixture.ts";
-import { ControlClient, decodeOutput, quoteControlArgument } from "../src/tmux/control.ts";
+import { call, connectInProcess, fails, ok } from "./support/client.ts";
+import { contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
+import {
+  ControlClient,
+  decodeOutput,
+  layoutPanes,
+  quoteControlArgument,
+} from "../src/tmux/control.ts";
+import { LIVE_DEFAULTS, LiveEngine } from "../src/tmux/live.ts";
 import { literal } from "../src/tmux/format.ts";
 import { ToolError } from "../src/errors.ts";
 
@@ -93,7 +99,20 @@ Deno.test("control channel: hostile values arrive literally and smuggle nothing"
   assert(!alive(client.pid), "the control client exited");
 });
 
-Deno.test("control channel: quoting and %output decoding units", () => {
+Deno.test("control channel: quoting, %output decoding and layout units", () => {
+  assertEquals(
+    layoutPanes("b25f,80x24,0,0{40x24,0,0,1,39x24,41,0[39x12,41,0,2,39x11,41,13,5]}", ""),
+    new Map([
+      ["%1", { width: 40, height: 24 }],
+      ["%2", { width: 39, height: 12 }],
+      ["%5", { width: 39, height: 11 }],
+    ]),
+  );
+  // A zoomed window: the visible layout (the zoomed pane at full size) wins.
+  assertEquals(
+    layoutPanes("1234,80x24,0,0{40x24,0,0,1,39x24,41,0,2}", "abcd,80x24,0,0,2").get("%2"),
+    { width: 80, height: 24 },
+  );
   assertEquals(quoteControlArgument('a"b$c\\d'), '"a\\"b\\$c\\\\d"');
   assertEquals(quoteControlArgument("x\ny\x01"), '"x\\ny\\001"');
   const raw = new TextEncoder().encode("h\\303\\251\\015\\012\\134x");
@@ -501,6 +520,110 @@ Deno.test("capture_since: moved pane is stale, killed pane is target_not_found, 
     assertEquals([fresh.outcome, fresh.streaming], ["started", true]);
   } finally {
     await close();
+  }
+});
+
+Deno.test("capture_since: a pane closed, its window killed or its process respawned during a wait answers at once", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  await fx.tmux("split-window", "-d", "-t", "%0", "cat"); // %1 keeps window @0 open
+  await fx.tmux("new-window", "-d", "cat"); // %2, alone in its window
+  await fx.tmux("new-window", "-d", "cat"); // %3
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    /** Start a 10 s wait on `paneId`, act on it 200 ms in; the error code and when it came. */
+    const during = async (paneId: string, act: () => Promise<unknown>) => {
+      const first = await ok<Since>(client, "capture_since", { paneId });
+      const started = Date.now();
+      const waiting = call(client, "capture_since", {
+        paneId,
+        cursor: first.cursor,
+        waitMs: 10_000,
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      await act();
+      const result = await waiting;
+      const code = (result.structuredContent as { error?: { code: string } }).error?.code;
+      return { code, ms: Date.now() - started };
+    };
+    const closed = await during("%0", () => fx.tmux("kill-pane", "-t", "%0"));
+    assertEquals(closed.code, "target_not_found");
+    // Told by %layout-change: well before the 10 s wait ends.
+    assert(closed.ms < 5_000, `answered after ${closed.ms} ms`);
+    const window = await fx.display("%2", "#{window_id}");
+    const killed = await during("%2", () => fx.tmux("kill-window", "-t", window));
+    assertEquals(killed.code, "target_not_found");
+    assert(killed.ms < 5_000, `answered after ${killed.ms} ms (%window-close)`);
+    const respawned = await during("%3", () => fx.tmux("respawn-pane", "-k", "-t", "%3", "cat"));
+    assertEquals(respawned.code, "stale_cursor");
+    assert(respawned.ms < 5_000, `answered after ${respawned.ms} ms (pid subscription)`);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("capture_since reads bash as the terminal shows it: a pasted block and a progress bar once each", async () => {
+  await using fx = await TmuxFixture.start({
+    command: "env INPUTRC=/dev/null HISTFILE=/dev/null PS1='$ ' bash --norc --noprofile",
+  });
+  assert(await eventually(async () => (await fx.tmux("capture-pane", "-p")).startsWith("$")));
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assertEquals([first.text, first.alternateScreen, first.seedRace], ["$", false, false]);
+    /** Follow the pane until `done` shows; everything read, as a reader following it keeps it. */
+    const until = async (cursor: string, done: string) => {
+      let all = "";
+      for (let i = 0; i < 100 && !all.endsWith(done); i++) {
+        const next = await ok<Since>(client, "capture_since", {
+          paneId: "%0",
+          cursor,
+          waitMs: 3000,
+        });
+        all = follow(all, next.text);
+        cursor = next.cursor!;
+      }
+      return { all, cursor };
+    };
+    await fx.tmux("set-buffer", "-b", "since", "echo one\necho two\necho three");
+    await fx.tmux("paste-buffer", "-p", "-d", "-b", "since", "-t", "%0");
+    await fx.tmux("send-keys", "-t", "%0", "Enter");
+    const pasted = await until(first.cursor!, "three\n$");
+    assertEquals(pasted.all, "$ echo one\necho two\necho three\none\ntwo\nthree\n$");
+    await fx.tmux(
+      "send-keys",
+      "-t",
+      "%0",
+      "-l",
+      "for i in 1 2 3 4; do printf '\\r%d%%' $((i*25)); sleep 0.1; done; echo; echo end",
+    );
+    await fx.tmux("send-keys", "-t", "%0", "Enter");
+    const bar = await until(pasted.cursor, "end\n$");
+    assertEquals(bar.all.split("\n").slice(1), ["100%", "end", "$"]);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("the engine knows a streamed pane's bracketed-paste mode once its output has shown it", async () => {
+  await using fx = await TmuxFixture.start({
+    command: "env INPUTRC=/dev/null HISTFILE=/dev/null PS1='$ ' bash --norc --noprofile",
+  });
+  await fx.tmux("split-window", "-d", "cat");
+  assert(await eventually(async () => (await fx.tmux("capture-pane", "-p")).startsWith("$")));
+  const engine = new LiveEngine(contextFor(fx.runner()), new Set(), LIVE_DEFAULTS, () => {});
+  try {
+    assertEquals(engine.bracketedPaste("%0"), undefined, "not streamed");
+    await engine.join("%0");
+    await engine.join("%1");
+    // bash set it before the stream began: no capture or format shows it.
+    assertEquals(engine.bracketedPaste("%0"), undefined, "not shown yet");
+    // readline turns it off while a command runs and on again at the next prompt.
+    await fx.tmux("send-keys", "-t", "%0", "sleep 1", "Enter");
+    assert(await eventually(() => engine.bracketedPaste("%0") === false, 3000), "off");
+    assert(await eventually(() => engine.bracketedPaste("%0") === true, 3000), "on");
+    assertEquals(engine.bracketedPaste("%1"), undefined, "cat never says");
+  } finally {
+    await engine.close();
   }
 });
 

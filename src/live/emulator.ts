@@ -73,6 +73,8 @@ export class PaneEmulator {
       logLevel: "off",
       // tmux's `scroll-on-clear` (on by default): clearing the screen keeps its rows as history.
       scrollOnEraseInDisplay: true,
+      // tmux reflows the cursor's line on resize like any other.
+      reflowCursorLine: true,
     });
     this.#term.loadAddon(new Unicode11Addon());
     this.#term.unicode.activeVersion = "11";
@@ -112,6 +114,22 @@ export class PaneEmulator {
     if (cols === this.#term.cols && rows === this.#term.rows) return;
     this.#term.resize(cols, rows);
     this.#rehook();
+  }
+
+  /**
+   * After a resize, match tmux's cursor row (read from tmux at this point of the stream): when
+   * narrowing wraps lines, tmux scrolls the rows above into its history while xterm.js, with an
+   * empty history, drops blank rows below the cursor instead. Scroll up by the difference. Returns
+   * whether anything moved.
+   */
+  align(cursorX: number, cursorY: number, cols: number, rows: number): boolean {
+    if (this.alternate || cols !== this.cols || rows !== this.rows) return false;
+    const lower = this.#normal.cursorY - cursorY;
+    if (lower <= 0) return false;
+    this.write(
+      `\x1b[${rows};1H${"\n".repeat(lower)}\x1b[${cursorY + 1};${Math.min(cursorX, cols - 1) + 1}H`,
+    );
+    return true;
   }
 
   /**

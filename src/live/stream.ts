@@ -120,16 +120,22 @@ export class PaneStream {
     this.#hold({ bytes });
   }
 
-  /** tmux resized the pane. */
-  resize(cols: number, rows: number): void {
-    if (this.#ended) return;
+  /** tmux resized the pane; true when the terminal was resized now (not held for the seed). */
+  resize(cols: number, rows: number): boolean {
+    if (this.#ended) return false;
     this.#changes++;
     if (this.#emulator) {
       this.#emulator.resize(cols, rows);
       this.#notify();
-      return;
+      return true;
     }
     this.#hold({ cols, rows });
+    return false;
+  }
+
+  /** Align the terminal's rows with tmux's cursor after a resize (see PaneEmulator.align). */
+  align(cursorX: number, cursorY: number, cols: number, rows: number): void {
+    if (this.#emulator?.align(cursorX, cursorY, cols, rows)) this.#notify();
   }
 
   /**

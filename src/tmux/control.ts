@@ -5,8 +5,9 @@
  * two commands), so every argument goes through {@link quoteControlArgument}. Replies are
  * `%begin T N F` … `%end T N F` (or `%error`) blocks matched in order; `%output %P data` streams
  * each pane's bytes with octal escapes, which are decoded to raw bytes here (UTF-8 sequences may
- * be split across lines and are reassembled by the reader of the stream). `%layout-change` and
- * `%window-close` tell the live engine about resizes and closed panes (docs/design.md §7.2).
+ * be split across lines and are reassembled by the reader of the stream). `%layout-change`,
+ * `%window-close` and `%subscription-changed` tell the live engine about resizes, closed panes
+ * and replaced processes (docs/design.md §7.2–§7.3).
  */
 import { classifyTmuxFailure, ToolError } from "../errors.ts";
 import type { TmuxRunner } from "./command.ts";
@@ -94,6 +95,11 @@ export interface ControlHandlers {
   onLayout?(windowId: string, panes: Map<string, PaneSize>): void;
   /** A window closed, or was unlinked from this session. */
   onWindowClose?(windowId: string): void;
+  /**
+   * The value of a subscription (`refresh-client -B name:%*:format`) changed for a pane; tmux
+   * looks about once a second.
+   */
+  onSubscription?(name: string, paneId: string): void;
   /** The connection became unusable (closed by us, %exit, server death, lost replies). */
   onClose(client: ControlClient, reason: string, byUs: boolean): void;
   /** The tmux client process has exited: it may be forgotten as ours only now. */
@@ -184,12 +190,15 @@ export class ControlClient {
 
   /**
    * Run one tmux command on the channel and return its output lines. Every argument is quoted;
-   * format-expanded arguments must still be passed through `literal()` by the caller.
+   * format-expanded arguments must still be passed through `literal()` by the caller. `onReply`
+   * runs as the reply is read, before any later notification: tmux sends a client's output and
+   * replies in order, so it sees the panes exactly as they were when tmux ran the command.
    */
   command(
     args: readonly string[],
     signal?: AbortSignal,
     timeoutMs = COMMAND_TIMEOUT_MS,
+    onReply?: (lines: string[]) => void,
   ): Promise<string[]> {
     if (this.#closed) {
       return Promise.reject(new ToolError("server_gone", "the control connection is closed"));
@@ -220,7 +229,10 @@ export class ControlClient {
       signal?.addEventListener("abort", onAbort, { once: true });
       // The slot stays queued even if the caller gives up: replies are matched in order.
       this.#pending.push({
-        resolve: (lines) => settle(() => resolve(lines)),
+        resolve: (lines) => {
+          if (!settled) onReply?.(lines);
+          settle(() => resolve(lines));
+        },
         reject: (error) => settle(() => reject(error)),
       });
       this.#writes = this.#writes.then(() => this.#writer.write(encoder.encode(line))).catch(() =>
@@ -340,6 +352,9 @@ export class ControlClient {
     }
     const closed = /^%(?:unlinked-)?window-close (@\d+)$/.exec(text);
     if (closed) return this.#handlers.onWindowClose?.(closed[1]);
+    // `%subscription-changed name $S @W index %P … : value`
+    const changed = /^%subscription-changed (\S+) \S+ \S+ \S+ (%\d+) /.exec(text);
+    if (changed) return this.#handlers.onSubscription?.(changed[1], changed[2]);
     if (text.startsWith("%exit")) this.#lost(text.slice(5).trim() || "tmux ended the connection");
   }
 
