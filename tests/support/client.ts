@@ -8,7 +8,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { SURFACE } from "../../src/catalog.ts";
 import { parseConfig } from "../../src/config.ts";
-import { createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
+import { createMcpSession, createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
+import { TmuxHost } from "../../src/host.ts";
 import type { LiveOptions } from "../../src/tmux/live.ts";
 import { cleanEnv } from "./fixture.ts";
 
@@ -55,6 +56,38 @@ export async function connectInProcess(
       await built.close();
     },
   };
+}
+
+/** One host and `count` MCP sessions on it, each with its own in-memory client. */
+export async function sessionsOnOneHost(
+  args: string[],
+  count: number,
+  liveOptions?: Partial<LiveOptions>,
+): Promise<{ host: TmuxHost; sessions: Connected[] }> {
+  const env: Record<string, string> = {};
+  const reader = (name: string) => env[name];
+  const outcome = parseConfig(args, reader, SURFACE);
+  if (outcome.kind !== "run") throw new Error("expected a run configuration");
+  const config = outcome.config;
+  const host = new TmuxHost({ config, env: reader, liveOptions });
+  const sessions: Connected[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = createMcpSession(host, { config, version: "test" });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: `tmux-mcp-session-${i}`, version: "1" });
+    await session.connect(serverSide);
+    await client.connect(clientSide);
+    await client.listTools();
+    sessions.push({
+      client,
+      stderr: () => "",
+      close: async () => {
+        await client.close();
+        await session.close();
+      },
+    });
+  }
+  return { host, sessions };
 }
 
 /** The permission flags of `deno task start`, read from deno.json so tests use exactly those. */
