@@ -19,7 +19,7 @@ import { manageViewTools } from "./tools/manage_view.ts";
 import { settingsTools } from "./tools/settings.ts";
 import { teardownTools } from "./tools/teardown.ts";
 
-/** Every tool name of the product by toolset (DESIGN §2), built in this version or not. */
+/** Every tool name of the product by toolset (docs/design.md §1.2), built in this version or not. */
 export const SURFACE: Surface = {
   inspect: [
     "list_sessions",
@@ -87,7 +87,7 @@ export const TOOLS: readonly ToolSpec[] = [
   ...teardownTools,
 ];
 
-/** MCP annotation hints per class (DESIGN §2). */
+/** MCP annotation hints per class (docs/design.md §1.7). */
 export const ANNOTATIONS: Record<
   AnnotationClass,
   { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: true }

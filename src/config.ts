@@ -1,6 +1,6 @@
 /**
  * Configuration: flags, `TMUX_MCP_*` environment and `LIBTMUX_*` aliases folded into one frozen,
- * validated {@link Config} (DESIGN §2). Precedence: flag > `TMUX_MCP_*` > `LIBTMUX_*`.
+ * validated {@link Config} (docs/design.md §4). Precedence: flag > `TMUX_MCP_*` > `LIBTMUX_*`.
  * Any invalid input is a {@link ConfigError} whose message is one line naming what is valid.
  */
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 /**
- * Typed tool errors (DESIGN §4) and the mapping from tmux's stderr to error codes.
+ * Typed tool errors (docs/design.md §3.2, §3.3) and the mapping from tmux's stderr to error codes.
  *
  * Every refusal and failure a tool reports is a {@link ToolError}: a stable `code`, a message that
  * never echoes a rejected value in full, whether anything may have reached tmux (`effects`),

@@ -1,5 +1,5 @@
 /**
- * Result envelopes (DESIGN §4) and bounding helpers.
+ * Result envelopes (docs/design.md §3.1, §3.2) and bounding helpers.
  *
  * Success: `structuredContent` plus the same data as one compact JSON text block. Failure:
  * `isError`, text `code: message` with a hint, and `structuredContent.error` with exactly
@@ -17,7 +17,7 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** The error variant of every outputSchema; matches seed 004's error object exactly. */
+/** The error variant of every outputSchema; matches the error object of docs/design.md §3.2 exactly. */
 export const errorSchema = z.object({
   error: z.object({
     code: z.string(),
@@ -56,7 +56,7 @@ export function errorResult(error: ToolError): ToolResult {
   };
 }
 
-/** Default bounds of captured text (DESIGN §4). */
+/** Default bounds of captured text (docs/design.md §3.4). */
 export const TEXT_LIMITS = { lines: 200, bytes: 65_536, maxBytes: 262_144 } as const;
 
 /** Keys every bounded text result carries (docs/design.md §1.5). */

@@ -5,7 +5,7 @@ import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
 import type { LiveEngine } from "./tmux/live.ts";
 import type { ToolResult } from "./results.ts";
 
-/** Rows of DESIGN §2's annotation table. */
+/** Rows of the annotation table (docs/design.md §1.7). */
 export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";
 
 /** Capability facts advertised in `_meta` and `tmux://capabilities`. */

@@ -1,14 +1,14 @@
 // deno-lint-ignore-file no-explicit-any -- these tests walk untyped JSON Schema documents
-/** call_read_tools_batch: seed 001's contract, serial rows, stop/continue, the 1 MB ceiling. */
+/** call_read_tools_batch: the batch envelope, serial rows, stop/continue, the 1 MB ceiling. */
 import { Ajv } from "ajv";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 
-const seed = JSON.parse(
-  await Deno.readTextFile(new URL("./fixtures/seed001_batch.json", import.meta.url)),
+const contract = JSON.parse(
+  await Deno.readTextFile(new URL("./fixtures/batch_contract.json", import.meta.url)),
 );
-const validateSeedOutput = new Ajv({ strict: false }).compile(seed.output);
+const validateContractOutput = new Ajv({ strict: false }).compile(contract.output);
 
 interface Row {
   index: number;
@@ -31,23 +31,23 @@ interface Batch {
 }
 
 function checked(batch: Batch): Batch {
-  const valid = validateSeedOutput(batch);
-  assert(valid, JSON.stringify(validateSeedOutput.errors));
+  const valid = validateContractOutput(batch);
+  assert(valid, JSON.stringify(validateContractOutput.errors));
   return batch;
 }
 
-Deno.test("batch: advertised input and annotations follow seed 001", async () => {
+Deno.test("batch: advertised input and annotations follow the batch contract", async () => {
   const { client, close } = await connectInProcess(["-L", "tmux-mcp-test-none"]);
   try {
     const { tools } = await client.listTools();
     const batch = tools.find((t) => t.name === "call_read_tools_batch")!;
     assertEquals(
       { ...batch.annotations, title: undefined },
-      { ...seed.annotations, title: undefined },
+      { ...contract.annotations, title: undefined },
     );
     assertMatch(batch.description!, /One approval of this call covers every nested call/);
     const ours = batch.inputSchema as Record<string, any>;
-    const theirs = seed.input;
+    const theirs = contract.input;
     assertEquals(ours.required, theirs.required);
     assertEquals(ours.additionalProperties, false);
     assertEquals(ours.properties.onError.enum, theirs.properties.onError.enum);
@@ -66,7 +66,7 @@ Deno.test("batch: advertised input and annotations follow seed 001", async () =>
       const theirArgs = theirVariant.properties.arguments;
       assertEquals(myArgs.additionalProperties, false, tool);
       assertEquals([...myArgs.required ?? []].sort(), [...theirArgs.required ?? []].sort(), tool);
-      // Every seed argument exists with the same type; extensions (maxBytes, generation…) may add.
+      // Every contract argument exists with the same type; extensions (maxBytes, generation…) may add.
       for (const [name, prop] of Object.entries(theirArgs.properties as Record<string, any>)) {
         assert(name in myArgs.properties, `${tool}.${name}`);
         assertEquals(myArgs.properties[name].type, prop.type, `${tool}.${name}`);

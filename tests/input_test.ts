@@ -1,7 +1,7 @@
 /**
  * Input tools and the preflight against real tmux and real bash panes: byte-exact delivery, keys,
  * large text through private buffers, every guard, synchronized cohorts, serialization, the
- * seed-003 batch contract, and no paste buffer left behind.
+ * send_keys_batch contract, and no paste buffer left behind.
  */
 import { Ajv } from "ajv";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
@@ -506,22 +506,22 @@ Deno.test("PaneQueue: per server, overlapping sets without deadlock, cancellatio
   assertEquals([q1.size, q2.size], [0, 0]);
 });
 
-Deno.test("send_keys_batch: seed 003 schemas, stop/continue, per-row refusals", async () => {
-  const seedOutput = JSON.parse(
-    await Deno.readTextFile(new URL("./fixtures/seed003_output.json", import.meta.url)),
+Deno.test("send_keys_batch: the contract's schemas, stop/continue, per-row refusals", async () => {
+  const contractOutput = JSON.parse(
+    await Deno.readTextFile(new URL("./fixtures/send_keys_batch_output.json", import.meta.url)),
   );
-  const seedInput = JSON.parse(
-    await Deno.readTextFile(new URL("./fixtures/seed003_input.json", import.meta.url)),
+  const contractInput = JSON.parse(
+    await Deno.readTextFile(new URL("./fixtures/send_keys_batch_input.json", import.meta.url)),
   );
   const spec = TOOLS.find((t) => t.name === "send_keys_batch")!;
-  const { $schema: _s, ...successSchema } = seedOutput;
+  const { $schema: _s, ...successSchema } = contractOutput;
   assertEquals(successJsonSchema(spec), successSchema);
-  // Our input is the seed's, made strict (unknown keys are refused, as on every tool).
-  const strictInput = structuredClone(seedInput);
+  // Our input is the contract's, made strict (unknown keys are refused, as on every tool).
+  const strictInput = structuredClone(contractInput);
   strictInput.additionalProperties = false;
   strictInput.properties.operations.items.additionalProperties = false;
   assertEquals(inputJsonSchema(spec), strictInput);
-  const validate = new Ajv({ strict: false }).compile(seedOutput);
+  const validate = new Ajv({ strict: false }).compile(contractOutput);
 
   await using fx = await server();
   await fx.tmux("set-option", "-g", "remain-on-exit", "on");

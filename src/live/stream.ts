@@ -7,7 +7,7 @@ import { ToolError } from "../errors.ts";
 import { type EmulatorSeed, PaneEmulator } from "./emulator.ts";
 import type { ReadMark } from "./read.ts";
 
-/** Cursor syntax: `ltxc1.<32 hex stream id>.<offset>` (seed 001's pattern, verbatim). */
+/** Cursor syntax: `ltxc1.<32 hex stream id>.<offset>` (the ltxc1 cursor, docs/design.md §1.6). */
 export const CURSOR_PATTERN = /^ltxc1\.[0-9a-f]{32}\.(?:0|[1-9][0-9]*)$/;
 
 /** Format a cursor. */

@@ -3,7 +3,7 @@
  *
  * argv only (never a shell), `-u` always (UTF-8 output regardless of locale), the pinned socket on
  * every call, optional stdin, a deadline and an AbortSignal, central escaping of a trailing `;`,
- * and classification of failures into typed errors. See DESIGN §5 and §9.
+ * and classification of failures into typed errors. See docs/design.md §5.1–§5.4 and §5.13.
  */
 import { classifyTmuxFailure, type Effects, preview, ToolError } from "../errors.ts";
 

@@ -1,6 +1,6 @@
 /**
  * Input to panes: the only code that builds `send-keys`, `load-buffer`, `paste-buffer`,
- * `delete-buffer` and the `synchronize-panes` `set-option` argv (DESIGN §5).
+ * `delete-buffer` and the `synchronize-panes` `set-option` argv (docs/design.md §5.6, §5.9, §5.12).
  *
  * Facts this relies on (checked on tmux 3.3a):
  * - `send-keys` reads a value starting with `-` as flags (`-la` → "unknown flag -a", `-H` is

@@ -3,7 +3,7 @@
  * each with a headless terminal seeded from tmux's own rendering of the pane (docs/design.md
  * §7.2). Owned by one MCP server (no module state); closed with it.
  *
- * Lifetimes (DESIGN §7): a stream lives while its cursor was used in the last `streamTtlMs`
+ * Lifetimes (docs/design.md §7.4): a stream lives while its cursor was used in the last `streamTtlMs`
  * (5 minutes) or someone waits on it; a connection lives while it has streams and lingers
  * `idleCloseMs` (30 s) after its last one, then detaches. Our clients are registered in
  * `ownClientPids`, so listings never count them as people.
@@ -36,7 +36,7 @@ export interface LiveOptions {
   maxConnections: number;
 }
 
-/** DESIGN §7's numbers. */
+/** The numbers of docs/design.md §7.4. */
 export const LIVE_DEFAULTS: LiveOptions = {
   idleCloseMs: 30_000,
   streamTtlMs: 300_000,

@@ -1,5 +1,5 @@
 /**
- * The per-pane input queue (DESIGN §6): input to one pane is serialized, so two concurrent calls
+ * The per-pane input queue (docs/design.md §6.6): input to one pane is serialized, so two concurrent calls
  * never interleave their keys (a paste, its 150 ms pause and its Enter stay together). One
  * instance per MCP server, held in its {@link TmuxContext}; no module state, so two servers in one
  * process never wait on each other.

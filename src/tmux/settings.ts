@@ -9,7 +9,7 @@ import { type EnvironmentEntry, parseEnvironment } from "./environment.ts";
 import { resolveSession } from "./queries.ts";
 import { PANE_ID, WINDOW_ID } from "./targets.ts";
 
-/** Option scopes, as in seed 001's `show_option`. */
+/** Option scopes, as show_option's input schema (reused by the batch envelope) names them. */
 export const OPTION_SCOPES = [
   "server",
   "session",

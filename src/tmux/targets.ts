@@ -1,5 +1,5 @@
 /**
- * Exact targets, generations, caller identity and watched panes (DESIGN §5, §6).
+ * Exact targets, generations, caller identity and watched panes (docs/design.md §5.7, §6.3, §6.4).
  *
  * tmux resolves `-t name` by prefix and glob (`-t alp` finds `alpha`); here a session is either
  * its id `$N` or an exact name sent as `=name`, and anything else is `target_not_found`.

@@ -1,5 +1,5 @@
 /**
- * call_read_tools_batch (seed 001): up to 16 inspect calls, run serially, each through the same
+ * call_read_tools_batch (the batch envelope, docs/design.md §1.3): up to 16 inspect calls, run serially, each through the same
  * validation, handler and error mapping as a direct call, in one client approval. The whole
  * JSON-RPC response — structuredContent and the text block that repeats it — stays under
  * 1,000,000 bytes: nested results are dropped largest first, every attempted row is kept, and the
@@ -10,7 +10,7 @@ import { ToolError } from "../errors.ts";
 import { byteLength, errorResult, type ToolResult } from "../results.ts";
 import { defineTool, type ToolSpec } from "../tool_spec.ts";
 
-/** Tools a batch may run, in seed 001's order (intersected with the enabled surface). */
+/** Tools a batch may run, in the batch contract's order (intersected with the enabled surface). */
 export const BATCHABLE = [
   "list_sessions",
   "list_windows",
@@ -30,7 +30,7 @@ export const BATCHABLE = [
   "snapshot_pane",
 ] as const;
 
-/** The ceiling of the complete JSON-RPC response, framing included (seed 001). */
+/** The ceiling of the complete JSON-RPC response, framing included (the batch contract). */
 export const RESPONSE_LIMIT = 1_000_000;
 
 const onErrorSchema = z.enum(["stop", "continue"]).describe(
@@ -64,7 +64,7 @@ const outputSchema = z.object({
   onError: z.enum(["stop", "continue"]),
 }).strict();
 
-/** The advertised input: seed 001's union of per-tool shapes, from the enabled tools' schemas. */
+/** The advertised input: the batch contract's union of per-tool shapes, from the enabled tools' schemas. */
 function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
   const variants = BATCHABLE.flatMap((name) => {
     const spec = effective.find((t) => t.name === name);

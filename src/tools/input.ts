@@ -1,5 +1,5 @@
 /**
- * Input tools: send_keys, send_keys_batch (seed 003), paste_text, set_synchronize_panes.
+ * Input tools: send_keys, send_keys_batch (the send_keys_batch contract, docs/design.md §1.4), paste_text, set_synchronize_panes.
  * Every send runs the preflight of src/guard.ts immediately before it, under the pane's queue.
  */
 import { z } from "zod";
@@ -32,7 +32,7 @@ export const PASTE_ENTER_DELAY_MS = 150;
 
 const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as const;
 
-/** A pane id, described as seed 003 describes it. */
+/** A pane id, described as the send_keys_batch contract describes it. */
 const stablePaneId = z.string().regex(/^%\d+$/).describe("Stable pane id, e.g. %1.");
 
 const forceSchema = z.boolean().describe(
