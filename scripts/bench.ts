@@ -1,15 +1,31 @@
 /**
- * Latency benchmark (`deno task bench`): our server over stdio, exactly as clients run it,
- * against private tmux servers with 4 and 50 panes, with live mode on and off. Reports p50/p95
- * of tools/call and of capture_since's wake-up, next to two floors measured in the same run:
- * spawning tmux directly, and one raw control-mode round trip. Prints a table, then JSON.
+ * Benchmark (`deno task bench`): our server over stdio, exactly as clients run it, against private
+ * tmux servers. Prints tables, then all figures as JSON.
+ *
+ * - Latency, with 4 and 50 panes, live mode on and off: p50/p95 of tools/call and of
+ *   capture_since's wake-up, next to two floors measured in the same run (spawning tmux
+ *   directly, one raw control-mode round trip).
+ * - Memory: the server's RSS with 50 streamed 200x50 panes, each having printed 10,000 lines
+ *   since its stream began (so each terminal's history is full).
+ * - Flood: a pane printing `yes` for BENCH_FLOOD_SECONDS (15 by default; the issue's 60 s shortened
+ *   to keep the bench reasonable): p50/p95 of list_panes during the flood, and the server's CPU
+ *   seconds per MiB of output, with the pane streamed (a reader following it) and not streamed.
+ *
+ * BENCH_BASELINE=<path to another checkout's main.ts> measures that build the same way too (the
+ * "before" column: e.g. the commit before rendered reads). Not a test: timings are not asserted.
  */
 import { TmuxRunner } from "../src/tmux/command.ts";
 import { ControlClient } from "../src/tmux/control.ts";
-import { connectStdio } from "../tests/support/client.ts";
+import { connectStdio, MAIN } from "../tests/support/client.ts";
 import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 
 const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
+const FLOOD_SECONDS = Number(Deno.env.get("BENCH_FLOOD_SECONDS") ?? 15);
+const BASELINE = Deno.env.get("BENCH_BASELINE");
+/** Sections to run: any of latency, memory, flood (comma-separated; all by default). */
+const ONLY = new Set((Deno.env.get("BENCH_ONLY") ?? "latency,memory,flood").split(","));
+/** Clock ticks per second in /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = 100;
 
 interface Stat {
   p50: number;
@@ -71,8 +87,12 @@ async function floors(fx: TmuxFixture) {
   }
 }
 
-async function ours(fx: TmuxFixture, live: boolean, panes: number) {
-  const { client, close } = await connectStdio(["-S", fx.socket, ...(live ? [] : ["--no-live"])]);
+async function ours(fx: TmuxFixture, live: boolean, panes: number, entry = MAIN) {
+  const { client, close } = await connectStdio(
+    ["-S", fx.socket, ...(live ? [] : ["--no-live"])],
+    {},
+    entry,
+  );
   const runner = new TmuxRunner({
     socket: { kind: "path", path: fx.socket },
     env: (n) => cleanEnv()[n],
@@ -119,17 +139,203 @@ async function ours(fx: TmuxFixture, live: boolean, panes: number) {
   }
 }
 
+/**
+ * A /proc file of another process. Deno refuses to read /proc without --allow-all, which the bench
+ * task does not grant, so `cat` (allowed by --allow-run) reads it.
+ */
+async function proc(pid: number, file: string): Promise<string> {
+  const out = await new Deno.Command("cat", { args: [`/proc/${pid}/${file}`] }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The MCP server process `connectStdio` started for `entry`: a child of this process. */
+async function serverPid(entry: string): Promise<number> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pid=,args=", "--ppid", String(Deno.pid)],
+  }).output();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const [pid, ...args] = line.trim().split(/\s+/);
+    if (args.includes(entry)) return Number(pid);
+  }
+  throw new Error(`no server process runs ${entry}`);
+}
+
+/** Resident memory of a process, in MiB. */
+async function rssMiB(pid: number): Promise<number> {
+  const line = (await proc(pid, "status")).split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+/** User and system CPU time a process has used, in seconds. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await proc(pid, "stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Wait until a process has used (almost) no CPU for half a second, at most `ms`; returns when its
+ * quiet time began.
+ */
+async function settle(pid: number, ms = 60_000): Promise<number> {
+  const end = Date.now() + ms;
+  let last = await cpuSeconds(pid);
+  let quiet = 0;
+  let since = Date.now();
+  while (Date.now() < end && quiet < 2) {
+    await sleep(250);
+    const now = await cpuSeconds(pid);
+    if (now - last < 0.02) quiet++;
+    else [quiet, since] = [0, Date.now()];
+    last = now;
+  }
+  return since;
+}
+
+/** The server's RSS idle, with 50 streams started, and after each stream's pane printed 10,000 lines. */
+async function memory(entry: string) {
+  const pane = "sh -c 'read go; seq 1 10000; exec cat'";
+  const fx = await TmuxFixture.start({ session: "mem", width: 200, height: 50, command: pane });
+  try {
+    for (let i = 1; i < 50; i++) await fx.tmux("new-window", "-d", "-t", "=mem:", pane);
+    const panes = (await fx.tmux("list-panes", "-s", "-t", "=mem", "-F", "#{pane_id}")).trim()
+      .split("\n");
+    const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+    try {
+      const pid = await serverPid(entry);
+      await client.callTool({ name: "list_panes", arguments: {} });
+      await settle(pid);
+      const idle = await rssMiB(pid);
+      const cursors = new Map<string, string>();
+      for (const paneId of panes) {
+        const first = await client.callTool({ name: "capture_since", arguments: { paneId } });
+        cursors.set(paneId, (first.structuredContent as { cursor: string }).cursor);
+      }
+      await settle(pid);
+      const streamed = await rssMiB(pid);
+      for (const paneId of panes) await fx.tmux("send-keys", "-t", paneId, "Enter");
+      for (const paneId of panes) {
+        while (!(await fx.tmux("capture-pane", "-p", "-t", paneId)).includes("10000")) {
+          await sleep(100);
+        }
+      }
+      await settle(pid);
+      // One read per pane, as a reader would: the reads themselves hold nothing afterwards.
+      for (const [paneId, cursor] of cursors) {
+        await client.callTool({ name: "capture_since", arguments: { paneId, cursor } });
+      }
+      await settle(pid);
+      const printed = await rssMiB(pid);
+      return {
+        idle: round(idle),
+        streamed: round(streamed),
+        printed: round(printed),
+        perPane: round((printed - idle) / panes.length),
+      };
+    } finally {
+      await close();
+    }
+  } finally {
+    await fx.close();
+  }
+}
+
+/**
+ * One pane prints `yes` for FLOOD_SECONDS while list_panes is called every 50 ms (and, when the
+ * pane is streamed, a reader follows it once a second). Output is counted by a control client of
+ * the bench's own; the server's CPU time runs until it has caught up with the flood.
+ */
+async function flood(entry: string, streamed: boolean) {
+  const fx = await TmuxFixture.start({
+    session: "flood",
+    command: `sh -c 'read go; timeout ${FLOOD_SECONDS} yes; echo FLOOD-DONE; exec cat'`,
+  });
+  try {
+    for (let i = 0; i < 3; i++) await fx.tmux("new-window", "-d", "-t", "=flood:", "cat");
+    const runner = new TmuxRunner({
+      socket: { kind: "path", path: fx.socket },
+      env: (n) => cleanEnv()[n],
+    });
+    let bytes = 0;
+    let done = false;
+    const tail = new TextDecoder();
+    const counter = await ControlClient.open(runner, "$0", {
+      onOutput(paneId, data) {
+        if (paneId !== "%0") return;
+        bytes += data.length;
+        if (tail.decode(data.subarray(-64)).includes("FLOOD-DONE")) done = true;
+      },
+      onClose() {},
+    });
+    const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+    try {
+      const pid = await serverPid(entry);
+      let cursor: string | undefined;
+      if (streamed) {
+        const first = await client.callTool({ name: "capture_since", arguments: { paneId: "%0" } });
+        cursor = (first.structuredContent as { cursor: string }).cursor;
+      }
+      await settle(pid);
+      const cpu0 = await cpuSeconds(pid);
+      await fx.tmux("send-keys", "-t", "%0", "Enter");
+      const started = Date.now();
+      const latencies: number[] = [];
+      let lastRead = started;
+      while (!done && Date.now() - started < (FLOOD_SECONDS + 60) * 1000) {
+        const t = performance.now();
+        await client.callTool({ name: "list_panes", arguments: {} });
+        latencies.push(performance.now() - t);
+        if (cursor && Date.now() - lastRead >= 1000) {
+          const next = await client.callTool({
+            name: "capture_since",
+            arguments: { paneId: "%0", cursor, maxLines: 20 },
+          });
+          cursor = (next.structuredContent as { cursor?: string }).cursor ?? cursor;
+          lastRead = Date.now();
+        }
+        await sleep(50);
+      }
+      const ended = Date.now();
+      const caughtUp = await settle(pid);
+      const cpu = await cpuSeconds(pid) - cpu0;
+      const mib = bytes / 1_048_576;
+      return {
+        listPanes: stat(latencies),
+        mib: round(mib),
+        cpuSeconds: round(cpu),
+        cpuPerMiB: round(cpu / mib),
+        catchUpSeconds: round(Math.max(0, caughtUp - ended) / 1000),
+      };
+    } finally {
+      await close();
+      await counter.close();
+    }
+  } finally {
+    await fx.close();
+  }
+}
+
 const report: Record<string, unknown> = { iterations: ITERATIONS, runs: [] };
 const rows: string[] = [];
 const started = performance.now();
-for (const panes of [4, 50]) {
+for (const panes of ONLY.has("latency") ? [4, 50] : []) {
   const fx = await server(panes);
   try {
     const floor = await floors(fx);
-    for (const live of [true, false]) {
-      const figures = await ours(fx, live, panes);
+    const builds: Array<[string, boolean, string]> = [["live", true, MAIN], [
+      "no-live",
+      false,
+      MAIN,
+    ]];
+    if (BASELINE) builds.push(["before", true, BASELINE]);
+    for (const [mode, live, main] of builds) {
+      const figures = await ours(fx, live, panes, main);
       const entry = {
         panes,
+        mode,
         live,
         floors: floor,
         tools: figures,
@@ -143,7 +349,7 @@ for (const panes of [4, 50]) {
         rows.push(
           [
             String(panes).padStart(5),
-            (live ? "live" : "no-live").padEnd(8),
+            mode.padEnd(8),
             name.padEnd(22),
             s.p50.toFixed(2).padStart(8),
             s.p95.toFixed(2).padStart(8),
@@ -166,7 +372,60 @@ for (const panes of [4, 50]) {
     await fx.close();
   }
 }
+if (rows.length > 0) {
+  console.log("panes mode     call                    p50 ms   p95 ms  x spawn  x control");
+  for (const row of rows) console.log(row);
+}
+
+const builds: Array<[string, string]> = [["now", MAIN], ...(BASELINE ? [["before", BASELINE]] : [])]
+  .map(([name, main]) => [name, main] as [string, string]);
+
+report.memory = [];
+if (ONLY.has("memory")) {
+  console.log(
+    "\nmemory: 50 streamed 200x50 panes, each printing 10,000 lines after its stream began",
+  );
+  console.log("build   idle MiB  streamed MiB  printed MiB  per pane MiB");
+  for (const [name, main] of builds) {
+    const m = await memory(main);
+    (report.memory as unknown[]).push({ build: name, ...m });
+    console.log(
+      [
+        name.padEnd(7),
+        m.idle.toFixed(1).padStart(8),
+        m.streamed.toFixed(1).padStart(13),
+        m.printed.toFixed(1).padStart(12),
+        m.perPane.toFixed(2).padStart(13),
+      ].join(" "),
+    );
+  }
+}
+
+report.flood = [];
+if (ONLY.has("flood")) {
+  console.log(`\nflood: \`yes\` for ${FLOOD_SECONDS} s in one pane`);
+  console.log(
+    "build   pane          list_panes p50 ms  p95 ms   MiB out  CPU s  CPU s/MiB  catch-up s",
+  );
+  for (const [name, main] of builds) {
+    for (const streamed of name === "now" ? [true, false] : [true]) {
+      const f = await flood(main, streamed);
+      (report.flood as unknown[]).push({ build: name, streamed, ...f });
+      console.log(
+        [
+          name.padEnd(7),
+          (streamed ? "streamed" : "not streamed").padEnd(13),
+          f.listPanes.p50.toFixed(2).padStart(17),
+          f.listPanes.p95.toFixed(2).padStart(7),
+          f.mib.toFixed(1).padStart(9),
+          f.cpuSeconds.toFixed(2).padStart(6),
+          f.cpuPerMiB.toFixed(3).padStart(10),
+          f.catchUpSeconds.toFixed(1).padStart(11),
+        ].join(" "),
+      );
+    }
+  }
+}
+
 report.totalSeconds = round((performance.now() - started) / 1000);
-console.log("panes mode     call                    p50 ms   p95 ms  x spawn  x control");
-for (const row of rows) console.log(row);
 console.log(JSON.stringify(report));
