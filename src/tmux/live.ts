@@ -1,7 +1,7 @@
 /**
  * The live engine: control-mode connections (one per watched session) feeding per-pane streams,
  * each with a headless terminal seeded from tmux's own rendering of the pane (docs/design.md
- * §7.2). Owned by one MCP server (no module state); closed with it.
+ * §7.2). Owned by one tmux host (docs/design.md §2.3; no module state); closed with it.
  *
  * Lifetimes (docs/design.md §7.4): a stream lives while its cursor was used in the last `streamTtlMs`
  * (5 minutes) or someone waits on it; a connection lives while it has streams and lingers
@@ -185,11 +185,6 @@ export class LiveEngine implements LiveStatus {
   /** Why a stream that is no longer alive ended, if it ended recently. */
   endedReason(streamId: string): ToolError | undefined {
     return this.#endedWhy.get(streamId);
-  }
-
-  /** Forget a stream (its cursors become stale). */
-  drop(stream: PaneStream, reason: string): void {
-    this.#drop(stream, reason);
   }
 
   /**
@@ -406,7 +401,7 @@ export class LiveEngine implements LiveStatus {
    */
   async #seed(stream: PaneStream, client: ControlClient): Promise<void> {
     try {
-      for (let attempt = 1;; attempt++) {
+      for (let attempt = 1; !stream.ended; attempt++) {
         const from = stream.changes;
         const seed = await captureSeed(this.#ctx, stream.paneId);
         let seen = -1;
