@@ -604,6 +604,24 @@ Deno.test("capture_since reads bash as the terminal shows it: a pasted block and
   }
 });
 
+Deno.test("capture_since: a pane that never pauses is seeded anyway, and says seedRace", async () => {
+  await using fx = await TmuxFixture.start({ command: "sh -c 'read go; exec yes'" });
+  await fx.tmux("split-window", "-d", "cat");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const quiet = await ok<Since>(client, "capture_since", { paneId: "%1" });
+    assertEquals(quiet.seedRace, false);
+    await fx.tmux("send-keys", "-t", "%0", "Enter");
+    assert(await eventually(async () => (await fx.tmux("capture-pane", "-p")).includes("y\ny")));
+    const flooding = await ok<Since>(client, "capture_since", { paneId: "%0" });
+    assertEquals([flooding.outcome, flooding.seedRace], ["started", true]);
+    assert(flooding.text.includes("y\ny"), flooding.text.slice(-20));
+  } finally {
+    await fx.tmux("respawn-pane", "-k", "-t", "%0", "cat").catch(() => {});
+    await close();
+  }
+});
+
 Deno.test("the engine knows a streamed pane's bracketed-paste mode once its output has shown it", async () => {
   await using fx = await TmuxFixture.start({
     command: "env INPUTRC=/dev/null HISTFILE=/dev/null PS1='$ ' bash --norc --noprofile",
