@@ -5,7 +5,7 @@
  */
 import { Ajv } from "ajv";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { connectInProcess, fails, ok } from "./support/client.ts";
+import { call, connectInProcess, fails, ok } from "./support/client.ts";
 import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { inputJsonSchema, successJsonSchema, TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
@@ -802,6 +802,45 @@ Deno.test("guard: a pane running a tmux client of this server is refused, even w
       assertEquals(refused.code, "target_denied", tool);
       assertMatch(refused.text, /runs a tmux client attached to this tmux server/);
     }
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("paste_text: a multi-line paste with enter false is refused where the followed program turned bracketed paste off", async () => {
+  await using fx = await server();
+  const rx = await receiver(fx, "unbracketed", { tty: "-icanon -echo" });
+  // The receiver's stream has not shown DECSET/DECRST 2004 yet: the paste goes through.
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    await ok(client, "capture_since", { paneId: rx.paneId });
+    await ok(client, "paste_text", { paneId: rx.paneId, text: "unknown\nmode" });
+    // A program in the pane turns bracketed paste off, and the stream sees it.
+    const off = (await fx.tmux(
+      "split-window",
+      "-d",
+      "-t",
+      rx.paneId,
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `sh -c 'read go; printf "\\033[?2004l"; exec cat > ${fx.dir}/off.out'`,
+    )).trim();
+    await ok(client, "capture_since", { paneId: off });
+    await ok(client, "send_keys", { paneId: off, keys: "go" });
+    const refused = await eventually(async () => {
+      const result = await call(client, "paste_text", { paneId: off, text: "one\ntwo" });
+      return result.isError === true;
+    });
+    assert(refused, "the multi-line paste was refused once the mode was seen");
+    const error = await fails(client, "paste_text", { paneId: off, text: "one\ntwo" });
+    assertEquals(error.code, "target_denied");
+    assertMatch(error.text, /bracketed paste off/);
+    // One line, or the same text with enter: true, goes through.
+    await ok(client, "paste_text", { paneId: off, text: "single line" });
+    await ok(client, "paste_text", { paneId: off, text: "three\nfour", enter: true });
+    const got = await received(`${fx.dir}/off.out`, "single linethree\nfour\n".length);
+    assertEquals(decoder.decode(got), "single linethree\nfour\n");
   } finally {
     await close();
   }

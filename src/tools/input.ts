@@ -76,6 +76,25 @@ async function sendOne(
   });
 }
 
+/**
+ * Refuse a multi-line paste with `enter: false` into a pane whose program is known (from its
+ * stream) not to bracket pastes: each line would run at once, which `enter: false` promises not to
+ * do. A pane that is not streamed, or whose mode the stream has not seen yet, is let through as
+ * the description says.
+ */
+function refuseUnbracketed(ctx: ActingContext, panes: readonly string[]): void {
+  const open = panes.find((id) => ctx.live?.bracketedPaste(id) === false);
+  if (open === undefined) return;
+  throw new ToolError(
+    "target_denied",
+    `the program in pane ${open} has bracketed paste off, so each pasted line would run at ` +
+      "once although enter is false",
+    {
+      hint: "Pass enter: true if the lines should run, or paste one line at a time.",
+    },
+  );
+}
+
 const GUARD_TEXT = "Refused (target_denied) for the pane this server runs in unless " +
   "`force: true`; for a pane a person is watching unless a person started the server with " +
   "--allow-watched-panes (force does not help); and for dead panes, panes in copy mode and " +
@@ -193,8 +212,10 @@ export const inputTools = [
       "wrapped in bracketed-paste markers when the program asked for them (bash, zsh, most " +
       "editors and REPLs do): then nothing runs before Enter, because markers inside the text " +
       "are removed until none remain. A program that did not ask for bracketed paste gets the " +
-      "text as typed lines, so a shell there runs each complete line at once (tmux cannot tell " +
-      "which mode a program is in). With `enter: true` (default false) Enter is pressed " +
+      "text as typed lines, so a shell there runs each complete line at once; tmux cannot tell " +
+      "which mode a program is in, but when capture_since follows the pane and its program turned " +
+      "bracketed paste off, a multi-line paste with `enter: false` is refused (target_denied). " +
+      "With `enter: true` (default false) Enter is pressed " +
       `${PASTE_ENTER_DELAY_MS} ms after the paste, because programs that debounce pastes ` +
       "swallow an Enter that arrives with it; the pane is checked again before that Enter. " +
       `Returns the UTF-8 byte count pasted. ${GUARD_TEXT}`,
@@ -217,6 +238,7 @@ export const inputTools = [
     handler: async ({ paneId, text, enter = false, force = false }, ctx) => {
       checkInputText(text, "text");
       return await withInputGuard(ctx, paneId, force, async (target) => {
+        if (!enter && /[\r\n]/.test(text)) refuseUnbracketed(ctx, target.resolvedPaneIds);
         const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
         if (enter) {
           await sleep(
