@@ -14,7 +14,7 @@ import { captureSeed } from "./capture.ts";
 import type { TmuxRunner } from "./command.ts";
 import type { TmuxReadContext } from "./context.ts";
 import { ControlClient, type PaneSize } from "./control.ts";
-import { int, rowTemplate, separators } from "./format.ts";
+import { int, parseRows, rowFormat, separators } from "./format.ts";
 import { snapshot } from "./queries.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 
@@ -88,6 +88,15 @@ export interface LiveStatus {
   /** Open connections, live streams and blocked waiters. */
   stats(): LiveStats;
 }
+
+/** What {@link LiveEngine.check} reads of a pane: ids and numbers only, never pane text. */
+const PANE_CHECK = rowFormat("G", {
+  paneId: "pane_id",
+  panePid: "pane_pid",
+  serverPid: "pid",
+  sessionId: "session_id",
+  windowId: "window_id",
+});
 
 /** Control-mode connections and the pane streams they feed. */
 export class LiveEngine implements LiveStatus {
@@ -196,21 +205,16 @@ export class LiveEngine implements LiveStatus {
   async check(stream: PaneStream, signal?: AbortSignal): Promise<PaneState> {
     const sep = separators();
     const lines = await this.#client(stream).command(
-      [
-        "display-message",
-        "-p",
-        "-t",
-        paneArg(stream.paneId),
-        rowTemplate(sep, "G", ["pane_id", "pane_pid", "pid", "session_id", "window_id"]),
-      ],
+      ["display-message", "-p", "-t", paneArg(stream.paneId), PANE_CHECK.template(sep)],
       signal,
     );
-    const [, id, panePid, serverPid, sessionId, windowId] =
-      lines.join("\n").split(sep.row)[1]?.split(sep.field) ?? [];
-    if (id !== stream.paneId) return "gone";
-    if (generationOf(int(serverPid), int(panePid)) !== stream.generation) return "replaced";
-    if (sessionId !== stream.sessionId) return "moved";
-    stream.windowId = windowId;
+    const row = PANE_CHECK.decode(parseRows(lines.join("\n"), sep))[0];
+    if (row?.paneId !== stream.paneId) return "gone";
+    if (generationOf(int(row.serverPid), int(row.panePid)) !== stream.generation) {
+      return "replaced";
+    }
+    if (row.sessionId !== stream.sessionId) return "moved";
+    stream.windowId = row.windowId;
     return "same";
   }
 
