@@ -8,6 +8,7 @@ import { flag, int, marker, rowFormat, type Section, separators, splitSections }
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { ToolError } from "../errors.ts";
 import { byteLength } from "../results.ts";
+import type { EmulatorSeed } from "../live/emulator.ts";
 
 /** What a capture range asks for; tmux's scale: 0 is the screen's top row, negative is history. */
 export interface CaptureRange {
@@ -381,25 +382,9 @@ export async function captureMany(
 }
 
 /** tmux's rendering of a pane, to seed a live stream's terminal (docs/design.md §7.2). */
-export interface PaneSeed {
+export interface PaneSeed extends EmulatorSeed {
   paneId: string;
   generation: string;
-  width: number;
-  height: number;
-  /** Cursor position; `cursorX` equals `width` when the next character wraps. */
-  cursorX: number;
-  cursorY: number;
-  /** The screen shown, with attributes and wrapped lines joined (`capture-pane -e -J -p`). */
-  screen: string;
-  /** While the alternate screen is shown: the normal screen under it and its saved cursor. */
-  normal?: { screen: string; cursorX: number; cursorY: number };
-  scrollUpper: number;
-  scrollLower: number;
-  insert: boolean;
-  origin: boolean;
-  wrap: boolean;
-  /** Tab stops (columns). */
-  tabs: number[];
 }
 
 const SEED = rowFormat("H", {

@@ -37,7 +37,7 @@ import {
   separators,
   splitSections,
 } from "./format.ts";
-import { listSessions } from "./queries.ts";
+import { decodeWindow, listSessions, WINDOWS } from "./queries.ts";
 import {
   paneArg,
   paneNotFound,
@@ -143,20 +143,8 @@ export function checkLabel(
   return positional ? refuseFlagLike(value, what) : value;
 }
 
-/** What a window looks like right after a setter changed it. */
-export interface WindowState {
-  windowId: string;
-  windowIndex: number;
-  windowName: string;
-  sessionId: string;
-  sessionName: string;
-  /** The session's current window. */
-  active: boolean;
-  width: number;
-  height: number;
-  zoomed: boolean;
-  layout: string;
-}
+/** What a window looks like right after a setter changed it: its listing row. */
+export type WindowState = WindowFacts;
 
 /** What a pane looks like right after a setter changed it. */
 export interface PaneState {
@@ -173,19 +161,6 @@ export interface PaneState {
   /** Whether its window is zoomed. */
   zoomed: boolean;
 }
-
-const WINDOW_STATE = rowFormat("W", {
-  windowId: "window_id",
-  windowIndex: "window_index",
-  windowName: "window_name",
-  sessionId: "session_id",
-  sessionName: "session_name",
-  active: "window_active",
-  width: "window_width",
-  height: "window_height",
-  zoomed: "window_zoomed_flag",
-  layout: "window_layout",
-});
 
 const PANE_STATE = rowFormat("P", {
   paneId: "pane_id",
@@ -204,7 +179,7 @@ const SESSION_STATE = rowFormat("S", { sessionId: "session_id", sessionName: "se
 
 /** The read-back command of a window (`target`: `@N`, or `$N:@N` for one session's link). */
 function readWindow(sep: Separators, target: string): string[] {
-  return ["display-message", "-p", "-t", target, WINDOW_STATE.template(sep)];
+  return ["display-message", "-p", "-t", target, WINDOWS.template(sep)];
 }
 
 function readPane(sep: Separators, paneId: string): string[] {
@@ -227,24 +202,13 @@ function decodeOne(
 }
 
 function windowState(stdout: string, sep: Separators, windowId: string): WindowState {
-  const w = decodeOne(
-    WINDOW_STATE.decode(parseRows(stdout, sep)),
+  const row = decodeOne(
+    WINDOWS.decode(parseRows(stdout, sep)),
     "windowId",
     windowId,
     () => windowNotFound(windowId),
   );
-  return {
-    windowId: w.windowId,
-    windowIndex: int(w.windowIndex),
-    windowName: w.windowName,
-    sessionId: w.sessionId,
-    sessionName: w.sessionName,
-    active: flag(w.active),
-    width: int(w.width),
-    height: int(w.height),
-    zoomed: flag(w.zoomed),
-    layout: w.layout,
-  };
+  return decodeWindow(row as ReturnType<typeof WINDOWS.decode>[number]);
 }
 
 function paneStates(stdout: string, sep: Separators, paneIds: readonly string[]): PaneState[] {

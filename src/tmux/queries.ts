@@ -56,7 +56,8 @@ const SESSIONS = rowFormat("S", {
   activeWindowId: "window_id",
 });
 
-const WINDOWS = rowFormat("W", {
+/** The window row format: every listing and read-back of a window prints these. */
+export const WINDOWS = rowFormat("W", {
   windowId: "window_id",
   windowIndex: "window_index",
   windowName: "window_name",
@@ -69,6 +70,23 @@ const WINDOWS = rowFormat("W", {
   zoomed: "window_zoomed_flag",
   layout: "window_layout",
 });
+
+/** A window row as {@link WINDOWS} printed it, typed. */
+export function decodeWindow(w: ReturnType<typeof WINDOWS.decode>[number]): WindowFacts {
+  return {
+    windowId: w.windowId,
+    windowIndex: int(w.windowIndex),
+    windowName: w.windowName,
+    sessionId: w.sessionId,
+    sessionName: w.sessionName,
+    active: flag(w.active),
+    panes: int(w.panes),
+    width: int(w.width),
+    height: int(w.height),
+    zoomed: flag(w.zoomed),
+    layout: w.layout,
+  };
+}
 
 const PANES = rowFormat("P", {
   paneId: "pane_id",
@@ -165,19 +183,7 @@ export async function snapshot(
       path: s.path,
       activeWindowId: s.activeWindowId,
     })),
-    windows: WINDOWS.decode(rows).map((w) => ({
-      windowId: w.windowId,
-      windowIndex: int(w.windowIndex),
-      windowName: w.windowName,
-      sessionId: w.sessionId,
-      sessionName: w.sessionName,
-      active: flag(w.active),
-      panes: int(w.panes),
-      width: int(w.width),
-      height: int(w.height),
-      zoomed: flag(w.zoomed),
-      layout: w.layout,
-    })),
+    windows: WINDOWS.decode(rows).map(decodeWindow),
     panes: PANES.decode(rows).map((p) => {
       const serverPid = int(p.serverPid);
       const panePid = int(p.panePid);
