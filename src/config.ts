@@ -17,6 +17,9 @@ export const DEFAULT_TOOLSETS: readonly Toolset[] = ["inspect", "manage", "execu
 /** Bounds of `--wait-max-ms`. */
 export const WAIT_MAX_MS = { default: 30_000, min: 1_000, max: 600_000 } as const;
 
+/** Bounds of `--ask-timeout-ms`: how long a person has to answer (docs/design.md §6.11). */
+export const ASK_TIMEOUT_MS = { default: 120_000, min: 1_000, max: 600_000 } as const;
+
 /** The validated configuration of one server. */
 export interface Config {
   /** The tmux server every call is pinned to. */
@@ -35,6 +38,10 @@ export interface Config {
   readonly live: boolean;
   /** Whether a person allowed input to panes they are watching. */
   readonly allowWatchedPanes: boolean;
+  /** Whether a person may be asked instead of refusing (`--no-ask` turns it off). */
+  readonly ask: boolean;
+  /** How long a person has to answer a question, in milliseconds. */
+  readonly askTimeoutMs: number;
   /** `--http HOST:PORT`, when given. */
   readonly http?: { readonly host: string; readonly port: number };
   /** The bearer token for `--http`. */
@@ -68,6 +75,8 @@ const OPTIONS = {
   "wait-max-ms": { type: "string" },
   "no-live": { type: "boolean" },
   "allow-watched-panes": { type: "boolean" },
+  "no-ask": { type: "boolean" },
+  "ask-timeout-ms": { type: "string" },
   http: { type: "string" },
   "http-token": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -95,6 +104,10 @@ Usage: tmux-mcp [options]
       --no-live              no control-mode connections     env TMUX_MCP_LIVE=0
       --allow-watched-panes  let input and teardown reach panes a person is watching
                              env TMUX_MCP_ALLOW_WATCHED_PANES=1
+      --no-ask               refuse instead of asking the person (MCP elicitation)
+                             env TMUX_MCP_ASK=0
+      --ask-timeout-ms N     how long a person has to answer, ${ASK_TIMEOUT_MS.min}..${ASK_TIMEOUT_MS.max}
+                             (default ${ASK_TIMEOUT_MS.default})   env TMUX_MCP_ASK_TIMEOUT_MS
       --http HOST:PORT       Streamable HTTP instead of stdio (not available in this build)
       --http-token TOKEN     bearer token for --http         env TMUX_MCP_HTTP_TOKEN
   -h, --help                 show this help
@@ -166,6 +179,8 @@ export function parseConfig(
   const allowWatchedPanes = values["allow-watched-panes"]
     ? true
     : parseBool("TMUX_MCP_ALLOW_WATCHED_PANES", envValue("TMUX_MCP_ALLOW_WATCHED_PANES"), false);
+  const ask = values["no-ask"] ? false : parseBool("TMUX_MCP_ASK", envValue("TMUX_MCP_ASK"), true);
+  const askTimeoutMs = parseMs(pick("ask-timeout-ms", "TMUX_MCP_ASK_TIMEOUT_MS"), ASK_TIMEOUT_MS);
   const http = parseHttp(flagValue("http"));
   const httpToken = pick("http-token", "TMUX_MCP_HTTP_TOKEN").value;
   if (flagValue("http-token") !== undefined && !http) {
@@ -181,6 +196,8 @@ export function parseConfig(
     waitMaxMs,
     live,
     allowWatchedPanes,
+    ask,
+    askTimeoutMs,
     ...(http ? { http } : {}),
     ...(http && httpToken !== undefined ? { httpToken } : {}),
   };
@@ -294,6 +311,20 @@ function parseWaitMax({ source, value }: Sourced): number {
   if (!(n >= WAIT_MAX_MS.min && n <= WAIT_MAX_MS.max)) {
     throw new ConfigError(
       `${source} must be an integer from ${WAIT_MAX_MS.min} to ${WAIT_MAX_MS.max} (milliseconds)`,
+    );
+  }
+  return n;
+}
+
+function parseMs(
+  { source, value }: Sourced,
+  bounds: { default: number; min: number; max: number },
+): number {
+  if (value === undefined) return bounds.default;
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= bounds.min && n <= bounds.max)) {
+    throw new ConfigError(
+      `${source} must be an integer from ${bounds.min} to ${bounds.max} (milliseconds)`,
     );
   }
   return n;

@@ -32,6 +32,17 @@
  *   (`force` does not override); the caller's own pane → refused unless `force`.
  * Dead panes and panes in a mode are not refused here: respawning a dead pane is the point, and a
  * kill or a reset ends the mode anyway.
+ *
+ * Asking the person (docs/design.md §6.11), after every rule above was checked:
+ * - refusals for a watched pane and for the caller's own pane without `force` are collected, not
+ *   thrown, so every other rule still runs; any other refusal (missing, stale, dead, in a mode,
+ *   input off, nested client) throws first and is never asked about;
+ * - a pane the person allowed for this call, or granted to this MCP session, at its current
+ *   generation, is not refused for those two reasons;
+ * - when only those refusals remain and the client can answer, the person is asked with nothing
+ *   held in the input queue, and on "allow" the whole step (queue, listing, every rule) runs again:
+ *   the pane may have died, been replaced or entered a mode while they read. A second refusal is
+ *   final; decline, dismissal and timeout keep the refusal, with a hint saying so.
  */
 import { ToolError } from "./errors.ts";
 import type { PaneFacts, PaneRow } from "./rows.ts";
@@ -55,7 +66,7 @@ export interface InputTarget {
   checkedPaneIds: string[];
 }
 
-/** What {@link checkPaneAccess} enforces for one pane. */
+/** What {@link accessRefusal} enforces for one pane. */
 export interface AccessRules {
   /** The call's `force`: allows the caller's own pane. */
   force: boolean;
@@ -72,20 +83,21 @@ export interface AccessRules {
 }
 
 /**
- * Refuse a pane the caller may not reach: watched by a person (only `--allow-watched-panes`
- * allows it) or the caller's own pane (only `force` allows it). Shared by input and teardown.
+ * Why the caller may not reach a pane: watched by a person (only `--allow-watched-panes` or the
+ * person's answer allows it) or the caller's own pane (`force` or the person's answer allows it).
+ * Undefined when neither applies. Shared by input, respawn, teardown and the view guard.
  */
-export function checkPaneAccess(
+export function accessRefusal(
   pane: Pick<PaneRow, "paneId" | "isCaller" | "isAttended">,
   rules: AccessRules,
-): void {
+): ToolError | undefined {
   const via = rules.via
     ? ` (it is synchronized with ${rules.via}, so it receives the same input)`
     : rules.within
     ? ` (it is in ${rules.within})`
     : "";
   if (pane.isAttended && !rules.allowWatchedPanes) {
-    throw new ToolError(
+    return new ToolError(
       "target_denied",
       `a person is watching pane ${pane.paneId}${via} (an attached client shows it or may ` +
         `type into it): ${rules.action} is refused`,
@@ -97,7 +109,7 @@ export function checkPaneAccess(
     );
   }
   if (pane.isCaller && !rules.force) {
-    throw new ToolError(
+    return new ToolError(
       "target_denied",
       `pane ${pane.paneId}${via} is the pane this server was started from (your own ` +
         `terminal): ${rules.action} needs force`,
@@ -106,6 +118,83 @@ export function checkPaneAccess(
           "from list_panes; pass force: true only if you really mean this pane.",
       },
     );
+  }
+  return undefined;
+}
+
+/**
+ * A refusal whose only reasons a person may lift by answering: watched panes, and the caller's
+ * own pane without `force`. It carries what the question needs.
+ */
+class AskableRefusal extends ToolError {
+  /** The refusal as it would be reported without asking. */
+  readonly refusal: ToolError;
+  /** What the call would do, for the question. */
+  readonly action: string;
+  /** Every pane refused for those reasons. */
+  readonly panes: readonly PaneFacts[];
+
+  constructor(refusal: ToolError, action: string, panes: readonly PaneFacts[]) {
+    super(refusal.code, refusal.message, { hint: refusal.hint });
+    this.refusal = refusal;
+    this.action = action;
+    this.panes = panes;
+  }
+}
+
+/**
+ * The access checks of one preflight. Refusals a person may lift are collected, so the rules
+ * after them still run and throw first: a person is never asked about a call that another rule
+ * refuses anyway. {@link settle} throws what was collected.
+ */
+class AccessCheck {
+  readonly #ctx: ActingContext;
+  readonly #action: string;
+  #first?: ToolError;
+  readonly #panes = new Map<string, PaneFacts>();
+
+  constructor(ctx: ActingContext, action: string) {
+    this.#ctx = ctx;
+    this.#action = action;
+  }
+
+  /** Check one pane; a pane the person allowed (this call, or a grant) passes. */
+  check(pane: PaneFacts, rules: AccessRules): void {
+    const refusal = accessRefusal(pane, rules);
+    if (!refusal || this.#ctx.consent?.permits(pane)) return;
+    this.#first ??= refusal;
+    this.#panes.set(pane.paneId, pane);
+  }
+
+  /** Throw the first refusal collected, carrying every pane refused. */
+  settle(): void {
+    if (this.#first) {
+      throw new AskableRefusal(this.#first, this.#action, [...this.#panes.values()]);
+    }
+  }
+}
+
+/**
+ * Run a guarded step; when it is refused only for reasons a person may lift and the client can
+ * ask them, ask — with nothing held in the input queue, since a person may take minutes — and on
+ * "allow" run the whole step again, so every rule is checked afresh after the answer.
+ */
+async function withConsent<T>(ctx: ActingContext, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof AskableRefusal) || !ctx.consent?.canAsk) throw error;
+    await ctx.consent.ask(error.refusal, error.action, error.panes);
+  }
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof AskableRefusal)) throw error;
+    throw new ToolError(error.code, error.message, {
+      hint: "The person allowed this call, but the panes changed while they answered (a pane " +
+        "was replaced, or a person started watching another one). List the panes again " +
+        "before deciding whether to retry.",
+    });
   }
 }
 
@@ -198,11 +287,18 @@ export async function preflightInput(
     allowWatchedPanes: ctx.config.allowWatchedPanes,
     action: "input to it",
   };
-  checkPaneAccess(target, rules);
+  ctx.consent?.seen(panes.values());
+  const access = new AccessCheck(
+    ctx,
+    `input to pane ${paneId}` +
+      (partners.length ? ` and the ${partners.length} pane(s) synchronized with it` : ""),
+  );
+  access.check(target, rules);
   for (const partner of partners) {
     checkNotNestedClient(partner, paneId);
-    checkPaneAccess(partner, { ...rules, via: paneId });
+    access.check(partner, { ...rules, via: paneId });
   }
+  access.settle();
   // tmux 3.3a's rule for copying keys to partners (window_pane_copy_key).
   const receives = (p: PaneFacts) => !p.inMode && !p.inputOff && (!zoomed || p.active);
   return {
@@ -230,23 +326,25 @@ export async function withInputGuard<T>(
   send: (target: InputTarget) => Promise<T>,
 ): Promise<T> {
   const queue = ctx.tmux.inputQueue;
-  let hold = new Set([paneId]);
-  for (let attempt = 1;; attempt++) {
-    const release = await queue.acquire(hold, ctx.signal);
-    try {
-      const target = await preflightInput(ctx, paneId, force);
-      const missing = target.checkedPaneIds.filter((id) => !hold.has(id));
-      if (missing.length === 0) return await send(target);
-      if (attempt >= COHORT_ATTEMPTS) {
-        throw new ToolError("busy", `the synchronized panes of ${paneId} kept changing`, {
-          hint: "Panes are being added to the window or synchronized right now; retry shortly.",
-        });
+  return await withConsent(ctx, async () => {
+    let hold = new Set([paneId]);
+    for (let attempt = 1;; attempt++) {
+      const release = await queue.acquire(hold, ctx.signal);
+      try {
+        const target = await preflightInput(ctx, paneId, force);
+        const missing = target.checkedPaneIds.filter((id) => !hold.has(id));
+        if (missing.length === 0) return await send(target);
+        if (attempt >= COHORT_ATTEMPTS) {
+          throw new ToolError("busy", `the synchronized panes of ${paneId} kept changing`, {
+            hint: "Panes are being added to the window or synchronized right now; retry shortly.",
+          });
+        }
+        hold = new Set([...hold, ...missing]);
+      } finally {
+        release();
       }
-      hold = new Set([...hold, ...missing]);
-    } finally {
-      release();
     }
-  }
+  });
 }
 
 /**
@@ -266,7 +364,8 @@ export async function withWindowGuard<T>(
  * Run `change` with the panes a preflight names held in the input queue, so input in flight to
  * them (a paste and its Enter) finishes first and none starts meanwhile. The preflight runs
  * before the panes are taken and again once they are held; if the panes changed in between (or
- * one closed during `change`), it starts over, at most {@link COHORT_ATTEMPTS} times.
+ * one closed during `change`), it starts over, at most {@link COHORT_ATTEMPTS} times. A refusal
+ * a person may lift is asked about with nothing held, then the whole guard runs again.
  */
 export async function withPanesGuard<P, T>(
   ctx: ActingContext,
@@ -275,25 +374,27 @@ export async function withPanesGuard<P, T>(
   panesOf: (checked: P) => readonly string[],
   change: (checked: P) => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    const panes = panesOf(await preflight());
-    const release = await ctx.tmux.inputQueue.acquire(new Set(panes), ctx.signal);
-    try {
-      const again = await preflight();
-      if (panesOf(again).join() === panes.join()) return await change(again);
-      if (attempt >= COHORT_ATTEMPTS) {
-        throw new ToolError("busy", `${what} kept changing`, {
-          hint: "Panes are being added or closed right now; retry shortly.",
-        });
+  return await withConsent(ctx, async () => {
+    for (let attempt = 1;; attempt++) {
+      const panes = panesOf(await preflight());
+      const release = await ctx.tmux.inputQueue.acquire(new Set(panes), ctx.signal);
+      try {
+        const again = await preflight();
+        if (panesOf(again).join() === panes.join()) return await change(again);
+        if (attempt >= COHORT_ATTEMPTS) {
+          throw new ToolError("busy", `${what} kept changing`, {
+            hint: "Panes are being added or closed right now; retry shortly.",
+          });
+        }
+      } catch (error) {
+        // A pane closed between the listing and the change: list again.
+        const vanished = error instanceof ToolError && error.code === "target_not_found";
+        if (!vanished || attempt >= COHORT_ATTEMPTS) throw error;
+      } finally {
+        release();
       }
-    } catch (error) {
-      // A pane closed between the listing and the change: list again.
-      const vanished = error instanceof ToolError && error.code === "target_not_found";
-      if (!vanished || attempt >= COHORT_ATTEMPTS) throw error;
-    } finally {
-      release();
     }
-  }
+  });
 }
 
 /** What a respawn or teardown addresses: one pane, a window, or a session ($N or exact name). */
@@ -372,11 +473,18 @@ export async function preflightContained(
     within,
     callerRisk: "It would end or restart your own terminal.",
   };
+  ctx.consent?.seen(panes.values());
+  const check = new AccessCheck(
+    ctx,
+    `${rules.action} on ${within ?? `pane ${targetId}`}` +
+      (contained.length > 1 ? ` (${contained.length} panes)` : ""),
+  );
   for (const pane of contained) {
     // A dead pane runs nothing; its old tty name may already belong to a new client.
     if (rules.refuseNestedClients && !pane.dead) checkNotNestedClient(pane);
-    checkPaneAccess(pane, access);
+    check.check(pane, access);
   }
+  check.settle();
   const windowIds = [...new Set(contained.map((p) => p.windowId))];
   const sessionIds = [
     ...new Set(
@@ -426,14 +534,18 @@ export async function preflightSynchronize(
   if (!snap.windows.some((w) => w.windowId === windowId)) {
     throw windowNotFound(windowId);
   }
-  const panes = [...mergeRows(snap.panes).values()].filter((p) => p.windowId === windowId);
+  const all = mergeRows(snap.panes);
+  const panes = [...all.values()].filter((p) => p.windowId === windowId);
   if (enabling) {
     const rules = {
       force,
       allowWatchedPanes: ctx.config.allowWatchedPanes,
       action: "synchronizing its window",
     };
-    for (const pane of panes) checkPaneAccess(pane, rules);
+    ctx.consent?.seen(all.values());
+    const access = new AccessCheck(ctx, `turning on synchronize-panes in window ${windowId}`);
+    for (const pane of panes) access.check(pane, rules);
+    access.settle();
   }
   return panes.map((p) => p.paneId);
 }
@@ -470,9 +582,16 @@ export interface ViewChange {
 /**
  * Check a view change from one fresh listing of the whole server (sessions, windows, panes and
  * clients) and return that listing. Selecting what is already selected changes nothing and is
- * allowed anywhere.
+ * allowed anywhere. A change refused only because a person watches may be asked about.
  */
 export async function preflightView(
+  ctx: ActingContext,
+  change: ViewChange,
+): Promise<Awaited<ReturnType<typeof snapshot>>> {
+  return await withConsent(ctx, () => checkView(ctx, change));
+}
+
+async function checkView(
   ctx: ActingContext,
   change: ViewChange,
 ): Promise<Awaited<ReturnType<typeof snapshot>>> {
@@ -509,14 +628,16 @@ export async function preflightView(
       );
     }
   }
+  const panes = mergeRows(snap.panes);
+  ctx.consent?.seen(panes.values());
+  const access = new AccessCheck(ctx, change.action);
   for (const [windowId, action] of changed) {
-    const watched = snap.panes.find((p) => p.windowId === windowId && p.isAttended);
-    if (!watched) continue;
-    checkPaneAccess(watched, {
-      force: true,
-      allowWatchedPanes: ctx.config.allowWatchedPanes,
-      action,
-    });
+    // Every watched pane of the window: a grant for one of them does not cover the others.
+    for (const pane of panes.values()) {
+      if (pane.windowId !== windowId || !pane.isAttended) continue;
+      access.check(pane, { force: true, allowWatchedPanes: ctx.config.allowWatchedPanes, action });
+    }
   }
+  access.settle();
   return snap;
 }

@@ -4,6 +4,7 @@
  * and enforced contracts cannot drift.
  */
 import type { z } from "zod";
+import { CallConsent, type Elicit, GRANT_MINUTES, GrantBook } from "./ask.ts";
 import { capabilityRow, denialHint, effectiveTools, toolListEntry, TOOLS } from "./catalog.ts";
 import type { Config } from "./config.ts";
 import { preview, ToolError } from "./errors.ts";
@@ -21,6 +22,7 @@ import {
 import { TmuxHost } from "./host.ts";
 import { describeSocket, type EnvReader } from "./tmux/command.ts";
 import { readOnly } from "./tmux/context.ts";
+import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
 import type { ActingContext, ToolSpec } from "./tool_spec.ts";
 
@@ -68,6 +70,8 @@ export interface McpSessionOptions {
   version: string;
   /** Diagnostics sink (stderr in main.ts); never stdout. */
   log?: (message: string) => void;
+  /** The clock grants expire by (tests move it); `Date.now` by default. */
+  now?: () => number;
 }
 
 /** Options of {@link createTmuxMcpServer}: a host and one session from one configuration. */
@@ -175,6 +179,36 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 
+  // Grants belong to this session: another session's agent never inherits them (§6.11).
+  const grants = new GrantBook(options.now);
+  // Elicitation is the client's capability; the server declares nothing for it.
+  const clientAnswers = () => server.getClientCapabilities()?.elicitation?.form !== undefined;
+  const elicitFor =
+    (extra: { signal: AbortSignal; requestId: string | number }): Elicit =>
+    async (message, requestedSchema) => {
+      try {
+        const result = await server.elicitInput({ mode: "form", message, requestedSchema }, {
+          signal: extra.signal,
+          timeout: config.askTimeoutMs,
+          relatedRequestId: extra.requestId,
+        });
+        return result.action === "accept"
+          ? { action: "accept", content: result.content ?? {} }
+          : { action: result.action };
+      } catch (error) {
+        if (extra.signal.aborted) {
+          throw new ToolError("cancelled", "the call was cancelled while the person was asked");
+        }
+        // The SDK cancels the request at the client when it times out.
+        if (error instanceof McpError && error.code === JsonRpcErrorCode.RequestTimeout) {
+          return { action: "timeout" };
+        }
+        const reason = error instanceof McpError ? `error ${error.code}` : "no valid answer";
+        log(`elicitation failed: ${(error as Error)?.message ?? error}`);
+        return { action: "failed", reason };
+      }
+    };
+
   const denied = (name: string) =>
     errorResult(
       new ToolError("tool_denied", `${name} is not enabled on this server`, {
@@ -189,7 +223,21 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       if (built.has(name)) return denied(name);
       throw new McpError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${preview(name, 64)}`);
     }
-    const base = { tmux, config, signal: extra.signal, live, requestId: extra.requestId };
+    const consent = new CallConsent({
+      tool: name,
+      args: request.params.arguments ?? {},
+      grants,
+      elicit: config.ask && clientAnswers() ? elicitFor(extra) : undefined,
+      timeoutMs: config.askTimeoutMs,
+    });
+    const base = {
+      tmux,
+      config,
+      signal: extra.signal,
+      live,
+      requestId: extra.requestId,
+      consent,
+    };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
     // call cannot nest again.
     const nestedContext: ActingContext = {
@@ -223,6 +271,17 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
     }],
   }));
 
+  /** This session's grants, after ending those whose pane is gone or was replaced. */
+  const currentGrants = async () => {
+    try {
+      grants.prune((await snapshot(readOnly(tmux), { panes: { all: true } })).panes);
+    } catch (error) {
+      // No server: no pane is left for a grant. Another failure: grants are checked at use.
+      if (error instanceof ToolError && error.code === "server_not_running") grants.prune([]);
+    }
+    return grants.list();
+  };
+
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     if (request.params.uri !== CAPABILITIES_URI) {
       throw new McpError(
@@ -244,6 +303,13 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       toolsets: [...config.toolsets],
       live: config.live,
       allowWatchedPanes: config.allowWatchedPanes,
+      ask: {
+        enabled: config.ask,
+        clientAnswers: clientAnswers(),
+        timeoutMs: config.askTimeoutMs,
+        grantMinutes: GRANT_MINUTES,
+      },
+      grants: await currentGrants(),
       waitMaxMs: config.waitMaxMs,
       tools: tools.map((t) => ({ name: t.name, ...capabilityRow(t) })),
     };

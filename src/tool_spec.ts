@@ -4,6 +4,7 @@ import type { Config, Toolset } from "./config.ts";
 import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
 import type { LiveEngine } from "./tmux/live.ts";
 import type { ToolResult } from "./results.ts";
+import type { CallConsent } from "./ask.ts";
 
 /** Rows of the annotation table (docs/design.md §1.7). */
 export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";
@@ -41,6 +42,11 @@ export interface ToolContext {
 /** What a manage, execute or teardown handler gets: the read context plus the input queue. */
 export interface ActingContext extends ToolContext {
   readonly tmux: TmuxContext;
+  /**
+   * What this call may do without asking and how the guard asks the person (docs/design.md
+   * §6.11); absent outside an MCP session (then nobody is asked and no grant applies).
+   */
+  readonly consent?: CallConsent;
 }
 
 /** The context a handler of toolset `T` receives (docs/design.md §2.3). */

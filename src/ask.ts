@@ -1,0 +1,354 @@
+/**
+ * Asking the person instead of refusing (docs/design.md §6.11): the question an MCP elicitation
+ * carries, its bounded preview of the call's text, and the grants a person's answer leaves. The
+ * guard (src/guard.ts) decides when a refusal may be asked about; this module asks and remembers.
+ *
+ * Rules, in the order they apply:
+ * - a person is asked only when the client declared the `elicitation` capability (form mode) and
+ *   the server runs without `--no-ask`; otherwise the refusal stands as it is;
+ * - once a call met a decline, a dismissed question, a timeout or a client that could not ask, it
+ *   asks nothing more (a 64-row batch never asks 64 times into the void): later refusals in that
+ *   call say what the first answer was;
+ * - "allow once" lets the panes asked about through for the rest of this call, each only at the
+ *   generation it had when asked (a pane replaced meanwhile is not covered);
+ * - a grant ("allow for this pane for N minutes") belongs to the MCP session that asked, names one
+ *   pane and its generation, and ends at its expiry or as soon as the pane is listed with another
+ *   generation (respawned, or a new server reusing the id) or not listed at all;
+ * - the question shows at most {@link PREVIEW_CHARS} characters of the text the call itself
+ *   would send, with control characters escaped, and the pane's session, window and command.
+ */
+import { ToolError } from "./errors.ts";
+import type { PaneRow } from "./rows.ts";
+
+/** How long a grant lasts. */
+export const GRANT_MINUTES = 10;
+
+/** The most characters of the call's text a question shows. */
+export const PREVIEW_CHARS = 200;
+
+/** The three answers, as the person reads them. */
+export const CHOICES = {
+  once: "allow once",
+  grant: `allow for this pane for ${GRANT_MINUTES} minutes`,
+  deny: "deny",
+} as const;
+
+/** The form the person fills in: one choice, "deny" preselected where a client preselects. */
+export const ANSWER_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    decision: {
+      type: "string" as const,
+      title: "Your answer",
+      description: `"${CHOICES.once}": this call only. "${CHOICES.grant}": this agent session ` +
+        "may act on the pane(s) named above without asking again until then, or until a pane " +
+        `is replaced. "${CHOICES.deny}": refuse.`,
+      enum: [CHOICES.once, CHOICES.grant, CHOICES.deny],
+      default: CHOICES.deny,
+    },
+  },
+  required: ["decision"],
+};
+
+/** How a question ended, as the session's elicitation call reports it. */
+export type Reply =
+  | { action: "accept"; content: Record<string, unknown> }
+  | { action: "decline" | "cancel" | "timeout" }
+  | { action: "failed"; reason: string };
+
+/**
+ * Sends one question to the client and waits for the answer; provided by the MCP session
+ * (src/server.ts). Throws `cancelled` when the call is cancelled meanwhile.
+ */
+export type Elicit = (message: string, schema: typeof ANSWER_SCHEMA) => Promise<Reply>;
+
+/** What a question names about a pane. */
+export type AskedPane = Pick<
+  PaneRow,
+  | "paneId"
+  | "generation"
+  | "sessionName"
+  | "windowIndex"
+  | "windowName"
+  | "currentCommand"
+  | "isAttended"
+  | "isCaller"
+>;
+
+/** A grant as `tmux://capabilities` lists it. */
+export interface GrantRow {
+  paneId: string;
+  generation: string;
+  /** ISO 8601 time the grant ends, unless the pane is replaced first. */
+  expiresAt: string;
+}
+
+/** The time-limited grants of one MCP session (never shared with another session). */
+export class GrantBook {
+  readonly #grants = new Map<string, { generation: string; expiresAt: number }>();
+  readonly #now: () => number;
+
+  /** `now` is the clock grants expire by (tests move it). */
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** Grant `pane` at its current generation for {@link GRANT_MINUTES}. */
+  add(pane: Pick<PaneRow, "paneId" | "generation">): void {
+    this.#grants.set(pane.paneId, {
+      generation: pane.generation,
+      expiresAt: this.#now() + GRANT_MINUTES * 60_000,
+    });
+  }
+
+  /** Whether a live grant covers `pane`; an expired grant, or one for another generation, ends. */
+  covers(pane: Pick<PaneRow, "paneId" | "generation">): boolean {
+    const grant = this.#grants.get(pane.paneId);
+    if (!grant) return false;
+    if (grant.generation !== pane.generation || grant.expiresAt <= this.#now()) {
+      this.#grants.delete(pane.paneId);
+      return false;
+    }
+    return true;
+  }
+
+  /** End the grants whose pane is not in `panes` (a fresh listing of every pane) or was replaced. */
+  prune(panes: Iterable<Pick<PaneRow, "paneId" | "generation">>): void {
+    const current = new Map<string, string>();
+    for (const pane of panes) current.set(pane.paneId, pane.generation);
+    for (const [paneId, grant] of this.#grants) {
+      if (current.get(paneId) !== grant.generation) this.#grants.delete(paneId);
+    }
+  }
+
+  /** The grants still in force, by pane id. */
+  list(): GrantRow[] {
+    const now = this.#now();
+    const rows: GrantRow[] = [];
+    for (const [paneId, grant] of this.#grants) {
+      if (grant.expiresAt <= now) {
+        this.#grants.delete(paneId);
+        continue;
+      }
+      rows.push({
+        paneId,
+        generation: grant.generation,
+        expiresAt: new Date(grant.expiresAt).toISOString(),
+      });
+    }
+    return rows.sort((a, b) => Number(a.paneId.slice(1)) - Number(b.paneId.slice(1)));
+  }
+}
+
+/** Options of a {@link CallConsent}. */
+export interface CallConsentOptions {
+  /** The tool called, for the question. */
+  tool: string;
+  /** The call's validated-or-not arguments; only their text fields are previewed. */
+  args: unknown;
+  /** The session's grants. */
+  grants: GrantBook;
+  /** Asks the person; absent when nobody can be asked (no elicitation, or `--no-ask`). */
+  elicit?: Elicit;
+  /** The ask timeout, for hints. */
+  timeoutMs: number;
+}
+
+/** Why a call stopped asking: the hint every later refusal in the call carries. */
+type Unanswered = { hint: string; said: string };
+
+/** What one tool call may do without asking, and how it asks (one per call). */
+export class CallConsent {
+  readonly #options: CallConsentOptions;
+  /** `paneId generation` pairs the person allowed for this call. */
+  readonly #once = new Set<string>();
+  #stopped?: Unanswered;
+
+  /** Consent for one call; see {@link CallConsentOptions}. */
+  constructor(options: CallConsentOptions) {
+    this.#options = options;
+  }
+
+  /** Whether a refusal may be put to the person (the client can answer and --no-ask is off). */
+  get canAsk(): boolean {
+    return this.#options.elicit !== undefined;
+  }
+
+  /** Whether the person allowed `pane`, at this generation, for this call or by a grant. */
+  permits(pane: Pick<PaneRow, "paneId" | "generation">): boolean {
+    return this.#once.has(`${pane.paneId} ${pane.generation}`) ||
+      this.#options.grants.covers(pane);
+  }
+
+  /** End the session's grants for panes a fresh listing no longer shows at their generation. */
+  seen(panes: Iterable<Pick<PaneRow, "paneId" | "generation">>): void {
+    this.#options.grants.prune(panes);
+  }
+
+  /**
+   * Ask the person to lift `refusal` for `panes`. Resolves once they allowed it (recorded for
+   * this call, or as a grant); otherwise throws `refusal`'s `target_denied` with a hint saying
+   * that the person declined or did not answer.
+   */
+  async ask(refusal: ToolError, action: string, panes: readonly AskedPane[]): Promise<void> {
+    const { elicit, grants, timeoutMs } = this.#options;
+    if (!elicit) throw refusal;
+    if (this.#stopped) throw this.#denied(refusal, this.#stopped, true);
+    const reply = await elicit(this.question(action, panes), ANSWER_SCHEMA);
+    const decision = reply.action === "accept" ? reply.content.decision : undefined;
+    if (decision === CHOICES.once || decision === CHOICES.grant) {
+      for (const pane of panes) {
+        this.#once.add(`${pane.paneId} ${pane.generation}`);
+        if (decision === CHOICES.grant) grants.add(pane);
+      }
+      return;
+    }
+    const seconds = Math.round(timeoutMs / 1000);
+    this.#stopped = reply.action === "timeout"
+      ? {
+        said: `did not answer within ${seconds} s`,
+        hint: `The person was asked but did not answer within ${seconds} s (they may be away). ` +
+          "Tell them in your conversation what you want to do and why, or pick another pane.",
+      }
+      : reply.action === "cancel"
+      ? {
+        said: "dismissed the question",
+        hint: "The person was asked and dismissed the question. Do not retry it unasked; " +
+          "explain in your conversation why you need this pane, or pick another pane.",
+      }
+      : reply.action === "failed"
+      ? {
+        said: "could not be asked",
+        hint: `The client failed to ask the person (${reply.reason}). Pick another pane, or ` +
+          "ask the person in your conversation.",
+      }
+      : {
+        said: "declined",
+        hint: "The person was asked and declined. Respect it: do not retry this call; pick " +
+          "another pane, or create your own with create_session / create_window.",
+      };
+    throw this.#denied(refusal, this.#stopped, false);
+  }
+
+  /** The question for `panes`: who asks, what for, where, and the bounded text. */
+  question(action: string, panes: readonly AskedPane[]): string {
+    const shown = panes.slice(0, 8);
+    const lines = [
+      "An AI agent, through tmux-mcp, asks for your permission.",
+      "",
+      `Tool: ${this.#options.tool}`,
+      `Action: ${visible(action, 120)}`,
+      ...shown.map(describePane),
+      ...(panes.length > shown.length ? [`…and ${panes.length - shown.length} more panes`] : []),
+      ...callPreview(this.#options.tool, this.#options.args, panes.map((p) => p.paneId)),
+      "",
+      `"${CHOICES.once}" lets this call through. "${CHOICES.grant}" lets this agent session ` +
+      "type into, paste into, respawn, close or rearrange " +
+      (panes.length > 1 ? "these panes" : "this pane") +
+      " without asking again until then, or until it is replaced. Anything else refuses.",
+    ];
+    return lines.join("\n");
+  }
+
+  #denied(refusal: ToolError, why: Unanswered, earlier: boolean): ToolError {
+    return new ToolError(refusal.code, refusal.message, {
+      effects: "none",
+      hint: earlier
+        ? `Not asked again: earlier in this call the person ${why.said}. ${why.hint}`
+        : why.hint,
+    });
+  }
+}
+
+/** One line naming a pane: where it is, what runs there, why it is protected. */
+function describePane(pane: AskedPane): string {
+  const why = [
+    pane.isAttended ? "a person is watching it" : "",
+    pane.isCaller ? "it is the terminal this MCP server was started from" : "",
+  ].filter((s) => s !== "").join("; ");
+  return `Pane ${pane.paneId}: session ${visible(pane.sessionName, 64)}, window ` +
+    `${pane.windowIndex} ${visible(pane.windowName, 64)}, running ` +
+    `${visible(pane.currentCommand, 64)}${why ? ` (${why})` : ""}`;
+}
+
+/**
+ * Lines previewing the text a call would send to `paneIds`: `keys`, `text`, `command`, or the
+ * rows of `operations` aimed at those panes. At most {@link PREVIEW_CHARS} characters of text in
+ * all; nothing the call does not itself carry.
+ */
+export function callPreview(tool: string, args: unknown, paneIds: readonly string[]): string[] {
+  if (typeof args !== "object" || args === null) return [];
+  const a = args as Record<string, unknown>;
+  // paste_text presses Enter only when asked; send_keys and its batch rows by default.
+  const enterOf = (row: Record<string, unknown>) =>
+    tool === "paste_text" ? row.enter === true : row.enter !== false;
+  const then = (row: Record<string, unknown>) => enterOf(row) ? ", then Enter" : "";
+  if (typeof a.keys === "string") {
+    return [`Keys: ${visible(a.keys)}${a.literal === true ? " (typed literally)" : ""}${then(a)}`];
+  }
+  if (typeof a.text === "string") return [`Text: ${visible(a.text)}${then(a)}`];
+  if (typeof a.command === "string") return [`Command: ${visible(a.command)}`];
+  if (!Array.isArray(a.operations)) return [];
+  const rows = a.operations.map((row, index) => ({ row, index })).filter(({ row }) =>
+    typeof row === "object" && row !== null && paneIds.includes(row.paneId) &&
+    typeof row.keys === "string"
+  );
+  const lines: string[] = [];
+  let budget = PREVIEW_CHARS;
+  for (const { row, index } of rows) {
+    if (budget <= 0) {
+      lines.push(`…and ${rows.length - lines.length} more rows for these panes`);
+      break;
+    }
+    const keys = row.keys as string;
+    lines.push(`Row ${index} (pane ${row.paneId}): ${visible(keys, budget)}${then(row)}`);
+    budget -= [...keys].length;
+  }
+  return lines;
+}
+
+/**
+ * `text` quoted, with at most `max` of its characters shown and every character that could hide
+ * or fake something escaped: control characters (`\n`, `\r`, `\t`, `\x1b`…), the quote and the
+ * backslash, and invisible or direction-changing characters (`\u{202e}`…).
+ */
+export function visible(text: string, max = PREVIEW_CHARS): string {
+  let out = "";
+  let shown = 0;
+  let total = 0;
+  for (const ch of text) {
+    total++;
+    if (shown >= max) continue;
+    shown++;
+    out += escapeChar(ch);
+  }
+  const rest = total - shown;
+  return `"${out}"` + (rest > 0 ? ` …(${rest} more characters)` : "");
+}
+
+const NAMED: Readonly<Record<string, string>> = {
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  '"': '\\"',
+  "\\": "\\\\",
+};
+
+function escapeChar(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const code = ch.codePointAt(0)!;
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
+  if (
+    (code >= 0x80 && code <= 0x9f) || // C1 controls
+    code === 0xad || code === 0x061c || code === 0x180e || // soft hyphen, bidi and vowel marks
+    (code >= 0x200b && code <= 0x200f) || // zero-width and direction marks
+    (code >= 0x2028 && code <= 0x202e) || // line/paragraph separators, bidi embeddings
+    (code >= 0x2060 && code <= 0x206f) || // word joiner, bidi isolates, invisible operators
+    code === 0xfeff || // byte order mark
+    (code >= 0xd800 && code <= 0xdfff) // a lone surrogate
+  ) {
+    return `\\u{${code.toString(16)}}`;
+  }
+  return ch;
+}
