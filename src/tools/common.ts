@@ -25,6 +25,15 @@ export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes).describe(
     `at most ${TEXT_LIMITS.maxBytes}.`,
 );
 
+/**
+ * The sentence every guarded tool's description carries about asking the person
+ * (docs/design.md §6.11).
+ */
+export const ASK_TEXT =
+  "If your MCP client supports elicitation, a refusal whose only reason is a " +
+  "person watching (or your own pane without force) is first put to that person, and the call " +
+  "goes ahead only if they allow it.";
+
 /** Sleep `ms`, ending at once with `cancelled` (carrying `effects`) if the call is cancelled. */
 export function sleep(
   ms: number,

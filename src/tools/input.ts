@@ -22,7 +22,7 @@ import {
 } from "../tmux/input.ts";
 import { type ActingContext, defineTool } from "../tool_spec.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
-import { sleep } from "./common.ts";
+import { ASK_TEXT, sleep } from "./common.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
@@ -99,7 +99,7 @@ const GUARD_TEXT = "Refused (target_denied) for the pane this server runs in unl
   "`force: true`; for a pane a person is watching unless a person started the server with " +
   "--allow-watched-panes (force does not help); and for dead panes, panes in copy mode and " +
   "panes whose input is disabled. In a window with synchronize-panes on, the input reaches every " +
-  "synchronized pane: all are checked and listed in `resolvedPaneIds`.";
+  `synchronized pane: all are checked and listed in \`resolvedPaneIds\`. ${ASK_TEXT}`;
 
 /** The input tools' manifest entries. */
 export const inputTools = [
@@ -149,7 +149,7 @@ export const inputTools = [
       '`onError: "stop"` (default) ends the batch at the first failing row; `"continue"` ' +
       "sends the rest. The result counts `completed` rows, lists `failures` as " +
       '{index, reason: "code: message"} and, for every row sent, the panes it reached ' +
-      "(`targets`). Indexes count from 0.",
+      `(\`targets\`). Indexes count from 0. ${ASK_TEXT}`,
     input: z.object({
       onError: z.enum(["stop", "continue"]).optional().describe(
         "Whether a failed operation ends the batch. Defaults to stop.",
@@ -280,7 +280,7 @@ export const inputTools = [
       "the setting. Input tools then check every synchronized pane and report them in " +
       "`resolvedPaneIds`. Turning it on is refused (target_denied) for a window a person is " +
       "watching unless the server runs with --allow-watched-panes, and for the window holding " +
-      "this server's own pane unless `force: true`; turning it off is always allowed.",
+      `this server's own pane unless \`force: true\`; turning it off is always allowed. ${ASK_TEXT}`,
     input: z.object({
       windowId: windowIdSchema,
       enabled: z.boolean().describe("true: every pane receives all input; false: each its own."),

@@ -15,7 +15,7 @@ import {
   splitWindow,
 } from "../tmux/lifecycle.ts";
 import { defineTool } from "../tool_spec.ts";
-import { generationSchema, sessionRefSchema } from "./common.ts";
+import { ASK_TEXT, generationSchema, sessionRefSchema } from "./common.ts";
 
 const META = {
   reach: "configured-process",
@@ -36,7 +36,7 @@ const startDirectorySchema = z.string().min(1).max(4096).describe(
 const selectSchema = z.boolean().describe(
   "Make the new one current (the window a session shows, the pane a window types into). " +
     "Default false: nobody's view changes. Refused (target_denied) where a person is watching, " +
-    "unless the server runs with --allow-watched-panes.",
+    `unless the server runs with --allow-watched-panes. ${ASK_TEXT}`,
 );
 
 const createdShape = {
@@ -191,7 +191,7 @@ export const lifecycleTools = [
       "generation. Refused (target_denied) for the pane this server runs in unless " +
       "`force: true`, for a pane a person is watching unless a person started the server with " +
       "--allow-watched-panes (force does not help), and for a pane running a tmux client of " +
-      "this server.",
+      `this server. ${ASK_TEXT}`,
     input: z.object({
       paneId: paneIdSchema,
       generation: generationSchema.optional(),

@@ -22,12 +22,12 @@ import {
   swapPanes,
 } from "../tmux/manage.ts";
 import { defineTool } from "../tool_spec.ts";
-import { sessionRefSchema } from "./common.ts";
+import { ASK_TEXT, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
 
 const GUARDED = "Refused (target_denied) when a person is watching the window (an attached " +
-  "client shows it), unless the server runs with --allow-watched-panes.";
+  `client shows it), unless the server runs with --allow-watched-panes. ${ASK_TEXT}`;
 
 const cellsSchema = z.int().min(1).max(MAX_CELLS);
 const paneSizeSchema = z.union([
@@ -77,7 +77,8 @@ export const manageViewTools = [
     description: "Make a window (@N) its session's current window and return the window as tmux " +
       "now shows it (tmux picks the session when the window is linked into several). Refused " +
       "(target_denied) when it would replace a window a person is watching, unless the server " +
-      "runs with --allow-watched-panes; selecting the current window is always allowed.",
+      "runs with --allow-watched-panes; selecting the current window is always allowed. " +
+      ASK_TEXT,
     input: z.object({ windowId: windowIdSchema }).strict(),
     output: windowOut,
     annotations: "setter",
@@ -95,7 +96,7 @@ export const manageViewTools = [
       "return the pane as tmux now has it. The session's current window does not change. " +
       "Refused (target_denied) when a person is watching that window — their keys would go " +
       "to the new pane — unless the server runs with --allow-watched-panes; selecting the " +
-      "active pane is always allowed.",
+      `active pane is always allowed. ${ASK_TEXT}`,
     input: z.object({ paneId: paneIdSchema }).strict(),
     output: paneOut,
     annotations: "setter",
@@ -214,7 +215,7 @@ export const manageViewTools = [
     description: "Swap the places of two panes (%N), in one window or across windows; the active " +
       "pane stays where it is on screen. Returns both panes as tmux now has them. Refused " +
       "(target_denied) when a person is watching either window, unless the server runs with " +
-      "--allow-watched-panes.",
+      `--allow-watched-panes. ${ASK_TEXT}`,
     input: z.object({ paneId: paneIdSchema, otherPaneId: paneIdSchema }).strict(),
     output: z.object({ panes: z.array(paneOut) }).strict(),
     annotations: "ordered",

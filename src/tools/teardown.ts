@@ -10,7 +10,7 @@ import { type GuardTarget, preflightContained, withPanesGuard } from "../guard.t
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { clearScrollback, type KillTarget, killTarget } from "../tmux/teardown.ts";
 import { type ActingContext, defineTool } from "../tool_spec.ts";
-import { generationSchema, sessionRefSchema } from "./common.ts";
+import { ASK_TEXT, generationSchema, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;
 
@@ -30,7 +30,7 @@ const endedShape = {
 
 const GUARD_TEXT = "Refused (target_denied) when the target holds the pane this server runs in " +
   "unless `force: true`, and when it holds a pane a person is watching unless a person started " +
-  "the server with --allow-watched-panes (force does not help).";
+  `the server with --allow-watched-panes (force does not help). ${ASK_TEXT}`;
 
 /** Check the target's panes, hold them, kill, and report what ended. */
 async function kill(
