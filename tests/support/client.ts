@@ -6,6 +6,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
+import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { SURFACE } from "../../src/catalog.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createMcpSession, createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
@@ -23,13 +25,15 @@ export interface Connected {
 }
 
 /**
- * Connect an SDK client to an in-process server configured from `args` and `env`.
- * Tools are listed once so the client validates every structuredContent against its outputSchema.
+ * Connect an SDK client (`client`, e.g. an {@link askingClient}, or a plain one) to an in-process
+ * server configured from `args` and `env`. Tools are listed once so the client validates every
+ * structuredContent against its outputSchema.
  */
 export async function connectInProcess(
   args: string[],
   env: Record<string, string> = {},
   liveOptions?: Partial<LiveOptions>,
+  client: Client = new Client({ name: "tmux-mcp-tests", version: "1" }),
 ): Promise<Connected & { built: TmuxMcpServer }> {
   const reader = (name: string) => env[name];
   const outcome = parseConfig(args, reader, SURFACE);
@@ -43,7 +47,6 @@ export async function connectInProcess(
     liveOptions,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "tmux-mcp-tests", version: "1" });
   await built.connect(serverSide);
   await client.connect(clientSide);
   await client.listTools();
@@ -102,11 +105,43 @@ export async function startPermissions(): Promise<string[]> {
 /** Absolute path of main.ts. */
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Spawn main.ts with the start permissions and connect an SDK client over stdio. */
+/** What a scripted person gets: the question's text and the call's abort signal. */
+export interface Question {
+  message: string;
+  requestedSchema: unknown;
+  /** Aborted when the server cancels the question (its ask timeout, or the call's cancel). */
+  signal: AbortSignal;
+}
+
+/**
+ * A client declaring the `elicitation` capability whose person is `answer`: it is called for
+ * each elicitation request the server sends and returns the MCP answer.
+ */
+export function askingClient(
+  name: string,
+  answer: (question: Question) => Promise<ElicitResult> | ElicitResult,
+): Client {
+  const client = new Client({ name, version: "1" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    const params = request.params as { message: string; requestedSchema?: unknown };
+    return await answer({
+      message: params.message,
+      requestedSchema: params.requestedSchema,
+      signal: extra.signal,
+    });
+  });
+  return client;
+}
+
+/**
+ * Spawn main.ts with the start permissions and connect an SDK client over stdio (`client`, e.g.
+ * an {@link askingClient}, or a plain one).
+ */
 export async function connectStdio(
   args: string[],
   env: Record<string, string> = {},
   entry: string = MAIN,
+  client: Client = new Client({ name: "tmux-mcp-e2e", version: "1" }),
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
@@ -116,7 +151,6 @@ export async function connectStdio(
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
-  const client = new Client({ name: "tmux-mcp-e2e", version: "1" });
   await client.connect(transport);
   await client.listTools();
   return { client, stderr: () => stderr, close: () => client.close() };
