@@ -562,7 +562,8 @@ export async function preflightSynchronize(
  * Rules, in the order they are checked (refusals report effects none):
  * - a pane or window the setter names that does not exist → `target_not_found`;
  * - each window whose view the setter changes, when a person watches it → `target_denied`
- *   (`force` has no say; only `--allow-watched-panes` lifts it).
+ *   (`force` has no say; `--allow-watched-panes` lifts it, or the person's answer for every
+ *   watched pane of the window, §6.11).
  */
 
 /** What a view-changing setter would change. */
