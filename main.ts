@@ -1,11 +1,14 @@
 /**
- * tmux-mcp CLI: argv and environment → Config → MCP server on stdio.
- * stdout carries only MCP messages; every diagnostic goes to stderr.
+ * tmux-mcp CLI: argv and environment → Config → MCP server on stdio, or on Streamable HTTP with
+ * `--http` (docs/design.md §2.4). stdout carries only MCP messages; every diagnostic goes to stderr.
  * @module
  */
-import { SURFACE, TOOLS } from "./src/catalog.ts";
-import { ConfigError, helpText, parseConfig } from "./src/config.ts";
+import { effectiveTools, SURFACE, TOOLS } from "./src/catalog.ts";
+import { type Config, ConfigError, helpText, parseConfig } from "./src/config.ts";
 import { ToolError } from "./src/errors.ts";
+import { TmuxHost } from "./src/host.ts";
+import { generateToken } from "./src/http/access.ts";
+import { type HttpServer, serveHttp } from "./src/http/server.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
 import { describeSocket } from "./src/tmux/command.ts";
@@ -60,46 +63,12 @@ async function main(): Promise<number | undefined> {
     return 0;
   }
   const { config } = outcome;
-  if (config.http) {
-    say(`--http (Streamable HTTP) is not available in ${VERSION}; omit it to serve over stdio`);
-    return 2;
-  }
+  if (config.http) return await serveOverHttp(config, config.http);
 
   const built = createTmuxMcpServer({ config, env: readEnv, version: VERSION, log: say });
-  const missing = config.tools.filter((name) => !TOOLS.some((t) => t.name === name));
-  if (missing.length > 0) {
-    say(`not in ${VERSION} yet, so not served: ${missing.join(", ")}`);
-  }
-  say(
-    `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
-      config.toolsets.join(",") || "(none)"
-    } · ${built.tools.length} tools`,
-  );
-  for (const set of config.toolsets.filter((set) => !TOOLS.some((t) => t.toolset === set))) {
-    say(`toolset ${set} has no tools in ${VERSION} yet, so it adds nothing`);
-  }
-  if (built.tools.length === 0) say("no tools are enabled: clients will see an empty list");
-  try {
-    const version = await built.tmuxVersion();
-    const release = parseTmuxVersion(version);
-    if (release && !isSupported(release)) {
-      say(
-        `${version} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}, the oldest this ` +
-          "server supports (its guards rely on pane-level synchronize-panes and client flags " +
-          `added in ${MIN_TMUX.major}.${MIN_TMUX.minor}); install a newer tmux`,
-      );
-      return 2;
-    }
-  } catch (error) {
-    if (error instanceof ToolError && error.code === "tmux_not_found") {
-      say(
-        "tmux was not found on PATH; install it (e.g. `apt-get install tmux`, `brew install tmux`). " +
-          "Until then every tool answers tmux_not_found.",
-      );
-    } else {
-      say(`tmux -V failed: ${(error as Error).message}`);
-    }
-  }
+  announce(config, built.tools.length);
+  const refused = await checkTmux(() => built.tmuxVersion());
+  if (refused !== undefined) return refused;
 
   const transport = new StdioTransport({ log: say });
   let stopping = false;
@@ -132,6 +101,118 @@ async function main(): Promise<number | undefined> {
     }
   }
   await built.connect(transport);
+  return undefined;
+}
+
+/** The startup lines: version, socket, toolsets, tool count, and what is not served. */
+function announce(config: Config, toolCount: number): void {
+  const missing = config.tools.filter((name) => !TOOLS.some((t) => t.name === name));
+  if (missing.length > 0) {
+    say(`not in ${VERSION} yet, so not served: ${missing.join(", ")}`);
+  }
+  say(
+    `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
+      config.toolsets.join(",") || "(none)"
+    } · ${toolCount} tools`,
+  );
+  for (const set of config.toolsets.filter((set) => !TOOLS.some((t) => t.toolset === set))) {
+    say(`toolset ${set} has no tools in ${VERSION} yet, so it adds nothing`);
+  }
+  if (toolCount === 0) say("no tools are enabled: clients will see an empty list");
+}
+
+/** Check tmux's version: an exit status when it is too old, undefined to go on serving. */
+async function checkTmux(tmuxVersion: () => Promise<string>): Promise<number | undefined> {
+  try {
+    const version = await tmuxVersion();
+    const release = parseTmuxVersion(version);
+    if (release && !isSupported(release)) {
+      say(
+        `${version} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}, the oldest this ` +
+          "server supports (its guards rely on pane-level synchronize-panes and client flags " +
+          `added in ${MIN_TMUX.major}.${MIN_TMUX.minor}); install a newer tmux`,
+      );
+      return 2;
+    }
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "tmux_not_found") {
+      say(
+        "tmux was not found on PATH; install it (e.g. `apt-get install tmux`, `brew install tmux`). " +
+          "Until then every tool answers tmux_not_found.",
+      );
+    } else {
+      say(`tmux -V failed: ${(error as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Serve Streamable HTTP: one host, one MCP session per client (docs/design.md §2.4). Runs until
+ * SIGTERM or SIGINT, which stop accepting, end every session and its waits, detach our tmux
+ * clients and exit 0, within {@link SHUTDOWN_BOUND_MS}.
+ */
+async function serveOverHttp(
+  config: Config,
+  http: NonNullable<Config["http"]>,
+): Promise<number | undefined> {
+  const host = new TmuxHost({ config, env: readEnv, log: say });
+  announce(config, effectiveTools(config).length);
+  const refused = await checkTmux(() => host.tmuxVersion());
+  if (refused !== undefined) return refused;
+  const token = config.httpToken ?? generateToken();
+  let server: HttpServer;
+  try {
+    server = serveHttp({ host, config, version: VERSION, token, log: say });
+  } catch (error) {
+    const where = `${http.host}:${http.port}`;
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      say(
+        `--http needs network permission for ${where} only: run with --allow-net=${where} ` +
+          "(deno task start:http serves 127.0.0.1:8765)",
+      );
+    } else if (error instanceof Deno.errors.AddrInUse) {
+      say(`${where} is already in use; choose another port`);
+    } else {
+      say(`cannot listen on ${where}: ${(error as Error).message}`);
+    }
+    await host.close();
+    return 2;
+  }
+  say(`serving Streamable HTTP at ${server.url}`);
+  if (config.httpToken === undefined) {
+    // The one place a token is ever written: the generated one, once, for the person starting us.
+    say(
+      `no --http-token given; this run's token (clients send "Authorization: Bearer <token>"): ` +
+        token,
+    );
+  }
+  let stopping = false;
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`shutting down: ${reason}`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        say(`closing took over ${SHUTDOWN_BOUND_MS} ms; exiting without waiting for tmux`);
+        resolve();
+      }, SHUTDOWN_BOUND_MS);
+    });
+    // Sessions and host close together: the sessions' waits end, the control clients detach.
+    const closed = Promise.all([server.close().catch(() => {}), host.close().catch(() => {})]);
+    void Promise.race([closed, bound]).finally(() => {
+      clearTimeout(timer);
+      Deno.exit(0);
+    });
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    try {
+      Deno.addSignalListener(signal, () => shutdown(signal));
+    } catch {
+      // not supported on this platform
+    }
+  }
   return undefined;
 }
 

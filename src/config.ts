@@ -17,6 +17,15 @@ export const DEFAULT_TOOLSETS: readonly Toolset[] = ["inspect", "manage", "execu
 /** Bounds of `--wait-max-ms`. */
 export const WAIT_MAX_MS = { default: 30_000, min: 1_000, max: 600_000 } as const;
 
+/** Bounds of `--http-idle-ms`: how long an HTTP session may sit unused before it is closed. */
+export const HTTP_IDLE_MS = { default: 600_000, min: 10_000, max: 86_400_000 } as const;
+
+/** Bounds of `--http-max-sessions`: HTTP sessions open at once. */
+export const HTTP_MAX_SESSIONS = { default: 16, min: 1, max: 256 } as const;
+
+/** Shortest `--http-token` accepted (a generated one is 43 characters). */
+export const HTTP_TOKEN_MIN = 16;
+
 /** Bounds of `--ask-timeout-ms`: how long a person has to answer (docs/design.md §6.11). */
 export const ASK_TIMEOUT_MS = { default: 120_000, min: 1_000, max: 600_000 } as const;
 
@@ -42,10 +51,18 @@ export interface Config {
   readonly ask: boolean;
   /** How long a person has to answer a question, in milliseconds. */
   readonly askTimeoutMs: number;
-  /** `--http HOST:PORT`, when given. */
+  /** `--http HOST:PORT`, when given (a bare port binds to 127.0.0.1). */
   readonly http?: { readonly host: string; readonly port: number };
-  /** The bearer token for `--http`. */
+  /** The bearer token for `--http`; absent means one is generated at start. */
   readonly httpToken?: string;
+  /** Extra Host names accepted over HTTP (`--http-allowed-hosts`), lower case. */
+  readonly httpAllowedHosts?: readonly string[];
+  /** Extra Origins accepted over HTTP (`--http-allowed-origins`), as URL origins. */
+  readonly httpAllowedOrigins?: readonly string[];
+  /** How long an HTTP session may sit unused before it is closed, in milliseconds. */
+  readonly httpIdleMs?: number;
+  /** HTTP sessions open at once; one more is refused with 503. */
+  readonly httpMaxSessions?: number;
 }
 
 /** What the command line asks for. */
@@ -79,6 +96,10 @@ const OPTIONS = {
   "ask-timeout-ms": { type: "string" },
   http: { type: "string" },
   "http-token": { type: "string" },
+  "http-allowed-hosts": { type: "string" },
+  "http-allowed-origins": { type: "string" },
+  "http-idle-ms": { type: "string" },
+  "http-max-sessions": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -87,7 +108,7 @@ const VALID_FLAGS = Object.keys(OPTIONS).map((k) => `--${k}`).join(", ");
 
 /** `--help` text. */
 export function helpText(version: string): string {
-  return `tmux-mcp ${version} — an MCP server (stdio) that lets AI agents observe and drive tmux safely.
+  return `tmux-mcp ${version} — an MCP server (stdio, or Streamable HTTP) that lets AI agents observe and drive tmux safely.
 
 Usage: tmux-mcp [options]
 
@@ -108,8 +129,18 @@ Usage: tmux-mcp [options]
                              env TMUX_MCP_ASK=0
       --ask-timeout-ms N     how long a person has to answer, ${ASK_TIMEOUT_MS.min}..${ASK_TIMEOUT_MS.max}
                              (default ${ASK_TIMEOUT_MS.default})   env TMUX_MCP_ASK_TIMEOUT_MS
-      --http HOST:PORT       Streamable HTTP instead of stdio (not available in this build)
-      --http-token TOKEN     bearer token for --http         env TMUX_MCP_HTTP_TOKEN
+      --http HOST:PORT       serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio
+                             (a bare PORT binds to 127.0.0.1); needs --allow-net=HOST:PORT
+      --http-token TOKEN     bearer token clients must send, ${HTTP_TOKEN_MIN}+ characters; generated and
+                             printed once when absent (required off loopback)  env TMUX_MCP_HTTP_TOKEN
+      --http-allowed-hosts LIST    more Host names to accept (NAME or NAME:PORT)
+                             env TMUX_MCP_HTTP_ALLOWED_HOSTS
+      --http-allowed-origins LIST  more Origins to accept (scheme://host:port)
+                             env TMUX_MCP_HTTP_ALLOWED_ORIGINS
+      --http-idle-ms N       close a session unused this long, ${HTTP_IDLE_MS.min}..${HTTP_IDLE_MS.max} (default ${HTTP_IDLE_MS.default})
+                             env TMUX_MCP_HTTP_IDLE_MS
+      --http-max-sessions N  sessions open at once, ${HTTP_MAX_SESSIONS.min}..${HTTP_MAX_SESSIONS.max} (default ${HTTP_MAX_SESSIONS.default})
+                             env TMUX_MCP_HTTP_MAX_SESSIONS
   -h, --help                 show this help
   -V, --version              print the version
 
@@ -182,10 +213,21 @@ export function parseConfig(
   const ask = values["no-ask"] ? false : parseBool("TMUX_MCP_ASK", envValue("TMUX_MCP_ASK"), true);
   const askTimeoutMs = parseMs(pick("ask-timeout-ms", "TMUX_MCP_ASK_TIMEOUT_MS"), ASK_TIMEOUT_MS);
   const http = parseHttp(flagValue("http"));
-  const httpToken = pick("http-token", "TMUX_MCP_HTTP_TOKEN").value;
-  if (flagValue("http-token") !== undefined && !http) {
-    throw new ConfigError("--http-token needs --http HOST:PORT");
+  for (
+    const name of [
+      "http-token",
+      "http-allowed-hosts",
+      "http-allowed-origins",
+      "http-idle-ms",
+      "http-max-sessions",
+    ]
+  ) {
+    if (flagValue(name) !== undefined && !http) {
+      throw new ConfigError(`--${name} needs --http HOST:PORT`);
+    }
   }
+  // The HTTP variables are read only with --http: a stdio server ignores them.
+  const httpOptions = http ? parseHttpOptions(http, pick) : {};
 
   const config: Config = {
     socket,
@@ -199,7 +241,7 @@ export function parseConfig(
     ask,
     askTimeoutMs,
     ...(http ? { http } : {}),
-    ...(http && httpToken !== undefined ? { httpToken } : {}),
+    ...httpOptions,
   };
   return { kind: "run", config: deepFreeze(config) };
 }
@@ -340,14 +382,103 @@ function parseBool(name: string, value: string | undefined, fallback: boolean): 
 
 function parseHttp(value: string | undefined): Config["http"] {
   if (value === undefined) return undefined;
-  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  // A bare port binds to loopback: the safe default (docs/design.md §2.4).
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(value);
   const port = match ? Number(match[2]) : NaN;
   if (!match || !(port >= 1 && port <= 65535)) {
     throw new ConfigError(
-      "--http must be HOST:PORT, e.g. 127.0.0.1:8765 or [::1]:8765 (port 1..65535)",
+      "--http must be HOST:PORT or PORT, e.g. 127.0.0.1:8765 or [::1]:8765 (port 1..65535)",
     );
   }
-  return { host: match[1], port };
+  return { host: (match[1] ?? "127.0.0.1").toLowerCase(), port };
+}
+
+/** Whether a `--http` host is a loopback address: 127.0.0.0/8, `[::1]` or `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The HTTP-only fields of {@link Config}: token, allowed hosts and origins, session limits. */
+function parseHttpOptions(
+  http: NonNullable<Config["http"]>,
+  pick: (flagName: string, envName: string) => Sourced,
+): Partial<Config> {
+  const token = pick("http-token", "TMUX_MCP_HTTP_TOKEN");
+  if (token.value !== undefined && !/^[\x21-\x7e]+$/.test(token.value)) {
+    throw new ConfigError(`${token.source} must be printable ASCII without spaces`);
+  }
+  if (token.value !== undefined && token.value.length < HTTP_TOKEN_MIN) {
+    throw new ConfigError(`${token.source} must be at least ${HTTP_TOKEN_MIN} characters`);
+  }
+  if (token.value === undefined && !isLoopbackHost(http.host)) {
+    throw new ConfigError(
+      `--http ${http.host} is not a loopback address: give --http-token (or TMUX_MCP_HTTP_TOKEN) ` +
+        "explicitly, or bind to 127.0.0.1",
+    );
+  }
+  return {
+    ...(token.value !== undefined ? { httpToken: token.value } : {}),
+    httpAllowedHosts: parseAllowedHosts(pick("http-allowed-hosts", "TMUX_MCP_HTTP_ALLOWED_HOSTS")),
+    httpAllowedOrigins: parseAllowedOrigins(
+      pick("http-allowed-origins", "TMUX_MCP_HTTP_ALLOWED_ORIGINS"),
+    ),
+    httpIdleMs: parseBounded(pick("http-idle-ms", "TMUX_MCP_HTTP_IDLE_MS"), HTTP_IDLE_MS, "ms"),
+    httpMaxSessions: parseBounded(
+      pick("http-max-sessions", "TMUX_MCP_HTTP_MAX_SESSIONS"),
+      HTTP_MAX_SESSIONS,
+      "sessions",
+    ),
+  };
+}
+
+function parseAllowedHosts({ source, value }: Sourced): string[] {
+  if (value === undefined) return [];
+  const hosts = splitList(value).map((h) => h.toLowerCase());
+  for (const host of hosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
+      throw new ConfigError(
+        `${source}: "${host.slice(0, 40)}" is not a host name; give NAME or NAME:PORT, ` +
+          "e.g. mcp.example.com,host.docker.internal:8765",
+      );
+    }
+  }
+  return [...new Set(hosts)];
+}
+
+function parseAllowedOrigins({ source, value }: Sourced): string[] {
+  if (value === undefined) return [];
+  const origins = splitList(value);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    // An origin is exactly scheme://host[:port]: no path, no trailing slash, nothing else.
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.toLowerCase()) {
+      throw new ConfigError(
+        `${source}: "${origin.slice(0, 60)}" is not an origin; give scheme://host[:port], ` +
+          "e.g. https://mcp.example.com",
+      );
+    }
+  }
+  return [...new Set(origins.map((o) => o.toLowerCase()))];
+}
+
+function parseBounded(
+  { source, value }: Sourced,
+  bounds: { default: number; min: number; max: number },
+  unit: string,
+): number {
+  if (value === undefined) return bounds.default;
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= bounds.min && n <= bounds.max)) {
+    throw new ConfigError(
+      `${source} must be an integer from ${bounds.min} to ${bounds.max} (${unit})`,
+    );
+  }
+  return n;
 }
 
 function deepFreeze<T>(value: T): T {

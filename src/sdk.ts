@@ -24,3 +24,5 @@ export {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/shared/transport"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/server/webStandardStreamableHttp"
+export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";

@@ -174,9 +174,87 @@ Deno.test("main.ts: invalid input exits non-zero with one stderr line; --help an
   ) {
     assert(help.stdout.includes(flag), flag);
   }
-  const http = await runMain(["--http", "127.0.0.1:8765"]);
+  for (const flag of ["--http", "--http-token", "--http-allowed-hosts", "--http-max-sessions"]) {
+    assert(help.stdout.includes(flag), flag);
+  }
+  // The start permissions have no network: --http says which one permission it needs.
+  const http = await runMain(["--http", "127.0.0.1:8765", "-L", "tmux-mcp-no-such-server"]);
   assertEquals(http.code, 2);
-  assertMatch(http.stderr, /not available/);
+  assertMatch(
+    http.stderr,
+    /--http needs network permission for 127\.0\.0\.1:8765 only: run with --allow-net=127\.0\.0\.1:8765/,
+  );
+  assert(!/Bearer/.test(http.stderr), "no token is printed when nothing is served");
+});
+
+Deno.test("--http options: loopback by default, a token off loopback, hosts, origins, idle time and session cap", () => {
+  const http = (args: string[], env: Record<string, string> = {}) =>
+    parse(["--http", ...args], env);
+  // A bare port binds to loopback; no token yet means main.ts generates one.
+  const bare = http(["8765"]);
+  assertEquals(bare.http, { host: "127.0.0.1", port: 8765 });
+  assertEquals(bare.httpToken, undefined);
+  assertEquals(
+    [bare.httpAllowedHosts, bare.httpAllowedOrigins, bare.httpIdleMs, bare.httpMaxSessions],
+    [[], [], 600_000, 16],
+  );
+  assertEquals(http(["LocalHost:9"]).http, { host: "localhost", port: 9 });
+  // Off loopback a token must be given explicitly.
+  for (const host of ["0.0.0.0", "192.168.1.5", "[::]", "example.com"]) {
+    assertMatch(refused(["--http", `${host}:8765`]), /not a loopback address: give --http-token/);
+  }
+  const token = "a-token-of-enough-length";
+  assertEquals(http(["0.0.0.0:8765", "--http-token", token]).httpToken, token);
+  assertEquals(http(["0.0.0.0:8765"], { TMUX_MCP_HTTP_TOKEN: token }).httpToken, token);
+  assertMatch(refused(["--http", "8765", "--http-token", "short"]), /at least 16 characters/);
+  assertMatch(
+    refused(["--http", "8765"], { TMUX_MCP_HTTP_TOKEN: "has a space in it!" }),
+    /^TMUX_MCP_HTTP_TOKEN must be printable ASCII without spaces/,
+  );
+  // Hosts and origins extend the defaults; flags win over variables.
+  const extended = http([
+    "8765",
+    "--http-allowed-hosts",
+    "MCP.example.com, host.docker.internal:8765,[fd00::1]",
+    "--http-allowed-origins",
+    "https://ide.example.com,http://localhost:3000",
+  ]);
+  assertEquals(extended.httpAllowedHosts, [
+    "mcp.example.com",
+    "host.docker.internal:8765",
+    "[fd00::1]",
+  ]);
+  assertEquals(extended.httpAllowedOrigins, ["https://ide.example.com", "http://localhost:3000"]);
+  assertEquals(
+    http(["8765"], { TMUX_MCP_HTTP_ALLOWED_HOSTS: "a.example", TMUX_MCP_HTTP_IDLE_MS: "60000" })
+      .httpAllowedHosts,
+    ["a.example"],
+  );
+  assertMatch(refused(["--http", "8765", "--http-allowed-hosts", "a/b"]), /not a host name/);
+  for (const origin of ["https://ide.example.com/", "ide.example.com", "ftp://x.example"]) {
+    assertMatch(
+      refused(["--http", "8765", "--http-allowed-origins", origin]),
+      /is not an origin; give scheme:\/\/host\[:port\]/,
+    );
+  }
+  assertEquals(http(["8765", "--http-idle-ms", "60000"]).httpIdleMs, 60_000);
+  assertEquals(http(["8765"], { TMUX_MCP_HTTP_MAX_SESSIONS: "4" }).httpMaxSessions, 4);
+  assertMatch(refused(["--http", "8765", "--http-idle-ms", "9999"]), /10000 to 86400000/);
+  assertMatch(refused(["--http", "8765", "--http-max-sessions", "0"]), /1 to 256/);
+  assertMatch(
+    refused(["--http", "8765"], { TMUX_MCP_HTTP_MAX_SESSIONS: "lots" }),
+    /^TMUX_MCP_HTTP_MAX_SESSIONS must be an integer/,
+  );
+  // HTTP flags need --http; the variables are ignored without it (stdio).
+  for (const flag of ["--http-allowed-hosts", "--http-allowed-origins", "--http-idle-ms"]) {
+    assertMatch(refused([flag, "1"]), new RegExp(`${flag} needs --http`));
+  }
+  const stdio = parse([], { TMUX_MCP_HTTP_TOKEN: "x", TMUX_MCP_HTTP_MAX_SESSIONS: "lots" });
+  assertEquals([stdio.http, stdio.httpToken, stdio.httpMaxSessions], [
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });
 
 Deno.test("instructions describe only what the enabled tools can do", async () => {
