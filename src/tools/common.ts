@@ -1,7 +1,8 @@
-/** Argument schemas shared by many tools. */
+/** Argument schemas shared by many tools, the agent-pattern compiler, and sleep. */
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { TEXT_LIMITS } from "../results.ts";
+import { clipText, TEXT_LIMITS } from "../results.ts";
 
 /** A session reference: `$N` or an exact name (never a prefix or pattern). */
 export const sessionRefSchema = z.string().min(1).max(256).describe(
@@ -53,4 +54,81 @@ export function sleep(
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * Bounds of agent patterns (search_panes, wait_for_text). RE2 is linear in the text but not in the
+ * pattern: its NFA steps every live instruction for each character, so a 1,900-instruction
+ * pattern such as `(x{1,30}){1,30}y` costs ~50 ms per 200-column row. Ordinary patterns need a few
+ * dozen instructions, counted ones a few hundred (`[a-z]{1,64}@[a-z]{1,64}\.com` 261,
+ * `foo.{0,200}bar` 402); at 1,000 a 200-column row costs the NFA ~15–25 ms at worst, and nested
+ * counts pass it quickly ((x{1,30}){1,30} 1,862).
+ */
+export const PATTERN_LIMITS = {
+  /** Characters of one pattern. */
+  chars: 4_096,
+  /** RE2 instructions of one compiled pattern. */
+  programInstructions: 1_000,
+  /** Characters of a matched line returned (cut around the match beyond it). */
+  matchText: 1_024,
+} as const;
+
+/** Where a line matches (a UTF-16 index), or -1. */
+export type Find = (line: string) => number;
+
+/**
+ * Compile an agent's pattern for matching lines here (patterns never reach tmux): literal by
+ * default, RE2 with `regex`. Refuses invalid RE2 and programs larger than
+ * {@link PATTERN_LIMITS.programInstructions} with `invalid_arguments`; `what` names the argument.
+ */
+export function compilePattern(
+  pattern: string,
+  options: { regex: boolean; ignoreCase: boolean },
+  what = "pattern",
+): Find {
+  // A case-sensitive literal needs no automaton, and so no bound on its length.
+  if (!options.regex && !options.ignoreCase) return (line) => line.indexOf(pattern);
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(
+      options.regex ? pattern : RE2JS.quote(pattern),
+      options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0,
+    );
+  } catch (error) {
+    throw new ToolError(
+      "invalid_arguments",
+      `${what} is not valid RE2 syntax: ${(error as Error).message.slice(0, 120)}`,
+      {
+        hint: "Use RE2 syntax (no backreferences or lookaround), or pass regex: false to match " +
+          "literally.",
+      },
+    );
+  }
+  const size = re.programSize();
+  if (size > PATTERN_LIMITS.programInstructions) {
+    throw new ToolError(
+      "invalid_arguments",
+      `${what} compiles to ${size} RE2 instructions, more than the ` +
+        `${PATTERN_LIMITS.programInstructions} a pattern may have`,
+      {
+        hint: "Simplify the repetition counts (nested counts multiply: prefer x+ to " +
+          "(x{1,30}){1,30}), shorten the pattern, or match a literal without ignoreCase.",
+      },
+    );
+  }
+  return (line) => {
+    // test() runs RE2's DFA when it can (far faster than the NFA behind a Matcher); only a line
+    // long enough to be cut around its match needs the match's position.
+    if (!re.test(line)) return -1;
+    if (line.length <= PATTERN_LIMITS.matchText) return 0;
+    const matcher = re.matcher(line);
+    return matcher.find() ? matcher.start() : -1;
+  };
+}
+
+/** A matched line, cut around the match (at `at`) when longer than the per-match limit. */
+export function matchText(line: string, at: number): string {
+  if (line.length <= PATTERN_LIMITS.matchText) return line;
+  const from = Math.max(0, Math.min(at - 100, line.length - PATTERN_LIMITS.matchText));
+  return clipText(line.slice(from), PATTERN_LIMITS.matchText);
 }

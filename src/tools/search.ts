@@ -3,22 +3,21 @@
  * per invocation) and matched here, literally or with RE2 (linear time, no catastrophic
  * backtracking), within an aggregate work budget whose every ceiling is disclosed.
  *
- * RE2 is linear in the text but not in the pattern: its NFA steps every live instruction for each
- * character, so a 1,900-instruction pattern such as `(x{1,30}){1,30}y` costs ~50 ms per 200-column
- * row. Hence a bound on the compiled program, a deadline checked line by line, and matching in
- * slices that yield to the event loop, so one search never holds up other calls. One line is still
- * matched in one call: a joined line of n characters costs up to ~0.15 µs × instructions × n.
+ * RE2 is linear in the text but not in the pattern, so the shared compiler bounds the compiled
+ * program (`PATTERN_LIMITS` in src/tools/common.ts); a deadline is checked line by line, and
+ * lines are matched in slices that yield to the event loop, so one search never holds up other
+ * calls. One line is still matched in one call: a joined line of n characters costs up to
+ * ~0.15 µs × instructions × n.
  */
-import { RE2JS } from "re2js";
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { byteLength, clipText } from "../results.ts";
+import { byteLength } from "../results.ts";
 import { captureMany } from "../tmux/capture.ts";
 import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { pickShape } from "../rows.ts";
 import { defineTool } from "../tool_spec.ts";
-import { sessionRefSchema, sleep } from "./common.ts";
+import { compilePattern, matchText, PATTERN_LIMITS, sessionRefSchema, sleep } from "./common.ts";
 
 /** Aggregate ceilings of one search. */
 export const SEARCH_LIMITS = {
@@ -26,70 +25,15 @@ export const SEARCH_LIMITS = {
   lines: 20_000,
   matchedBytes: 262_144,
   millis: 5_000,
-  patternChars: 4_096,
-  /**
-   * RE2 instructions of a compiled pattern. Ordinary patterns need a few dozen, counted ones a few
-   * hundred (`[a-z]{1,64}@[a-z]{1,64}\.com` 261, `foo.{0,200}bar` 402); at 1,000 a 200-column
-   * row costs the NFA ~15–25 ms at worst, and nested counts pass it quickly ((x{1,30}){1,30} 1,862).
-   */
-  programInstructions: 1_000,
-  matchText: 1_024,
+  patternChars: PATTERN_LIMITS.chars,
+  /** RE2 instructions of a compiled pattern (see PATTERN_LIMITS). */
+  programInstructions: PATTERN_LIMITS.programInstructions,
+  matchText: PATTERN_LIMITS.matchText,
   defaultMatchesPerPane: 5,
 } as const;
 
 /** Matching work between two yields to the event loop (each yield costs ~2 ms). */
 const SLICE_MS = 20;
-
-/** Where a line matches (a UTF-16 index), or -1. */
-type Find = (line: string) => number;
-
-function compile(pattern: string, regex: boolean, ignoreCase: boolean): Find {
-  // A case-sensitive literal needs no automaton, and so no bound on its length.
-  if (!regex && !ignoreCase) return (line) => line.indexOf(pattern);
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(
-      regex ? pattern : RE2JS.quote(pattern),
-      ignoreCase ? RE2JS.CASE_INSENSITIVE : 0,
-    );
-  } catch (error) {
-    throw new ToolError(
-      "invalid_arguments",
-      `pattern is not valid RE2 syntax: ${(error as Error).message.slice(0, 120)}`,
-      {
-        hint:
-          "Use RE2 syntax (no backreferences or lookaround), or pass regex: false to search literally.",
-      },
-    );
-  }
-  const size = re.programSize();
-  if (size > SEARCH_LIMITS.programInstructions) {
-    throw new ToolError(
-      "invalid_arguments",
-      `pattern compiles to ${size} RE2 instructions, more than the ` +
-        `${SEARCH_LIMITS.programInstructions} a search runs`,
-      {
-        hint: "Simplify the repetition counts (nested counts multiply: prefer x+ to " +
-          "(x{1,30}){1,30}), shorten the pattern, or search a literal without ignoreCase.",
-      },
-    );
-  }
-  return (line) => {
-    // test() runs RE2's DFA when it can (far faster than the NFA behind a Matcher); only a line
-    // long enough to be cut around its match needs the match's position.
-    if (!re.test(line)) return -1;
-    if (line.length <= SEARCH_LIMITS.matchText) return 0;
-    const matcher = re.matcher(line);
-    return matcher.find() ? matcher.start() : -1;
-  };
-}
-
-/** A matched line, cut around the match when longer than the per-match limit. */
-function matchText(line: string, at: number): string {
-  if (line.length <= SEARCH_LIMITS.matchText) return line;
-  const from = Math.max(0, Math.min(at - 100, line.length - SEARCH_LIMITS.matchText));
-  return clipText(line.slice(from), SEARCH_LIMITS.matchText);
-}
 
 const matchSchema = z.object({
   paneId: z.string(),
@@ -146,7 +90,10 @@ export const searchTools = [
     handler: async (args, ctx) => {
       const started = Date.now();
       const deadline = started + SEARCH_LIMITS.millis;
-      const find = compile(args.pattern, args.regex ?? false, args.ignoreCase ?? false);
+      const find = compilePattern(args.pattern, {
+        regex: args.regex ?? false,
+        ignoreCase: args.ignoreCase ?? false,
+      });
       const perPane = args.maxMatchesPerPane ?? SEARCH_LIMITS.defaultMatchesPerPane;
       const scrollback = args.scrollbackLines ?? 0;
 
