@@ -107,8 +107,9 @@ async function sessions(
 
 /**
  * A window made current in session "main", whose pane appends every line typed into it to a
- * file, and a person attached to "main" watching it. `cat` runs in a loop because the person's
- * `script` wrapper, reading /dev/null, types one ^D (end of file) as it attaches.
+ * file, and a person attached to "main" watching it. The person's `script` wrapper, reading
+ * /dev/null, types its end-of-file character as it attaches: ^D (so `cat` runs in a loop), or a
+ * NUL when the tmux client has already set the terminal raw (so NULs are not counted as typed).
  */
 async function watchedReceiver(fx: TmuxFixture) {
   const file = `${fx.dir}/typed`;
@@ -122,7 +123,7 @@ async function watchedReceiver(fx: TmuxFixture) {
     `while :; do cat >> ${file}; done`,
   )).trim();
   const detach = await fx.attachPerson("main");
-  const typed = () => Deno.readTextFile(file).catch(() => "");
+  const typed = async () => (await Deno.readTextFile(file).catch(() => "")).replaceAll("\0", "");
   return { paneId, file, typed, detach };
 }
 
