@@ -1,0 +1,132 @@
+/**
+ * PNG encoding (docs/design.md §9): 8-bit indexed colour when the picture has at most 256
+ * colours (a terminal's usually has: a few colour pairs and 16 coverage levels between them),
+ * else 8-bit RGB; no row filters (they made terminal pictures larger, measured); deflated with
+ * `node:zlib`, Deno's native zlib, several times faster than a JavaScript deflate. The same pixels
+ * always give the same bytes.
+ */
+import { Buffer } from "node:buffer";
+import { deflateSync } from "node:zlib";
+import type { Raster } from "./raster.ts";
+
+const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** CRC-32 (ISO 3309, as PNG chunks use it), table built per call: 256 steps, negligible. */
+function crcTable(): Uint32Array {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+}
+
+function chunk(type: string, body: Uint8Array, table: Uint32Array): Uint8Array {
+  const out = new Uint8Array(12 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(body, 8);
+  let crc = 0xffffffff;
+  for (let i = 4; i < 8 + body.length; i++) crc = table[(crc ^ out[i]) & 0xff] ^ (crc >>> 8);
+  view.setUint32(8 + body.length, (crc ^ 0xffffffff) >>> 0);
+  return out;
+}
+
+/**
+ * The rows of an indexed picture, each led by its filter byte (0), and the palette; undefined
+ * when there are more than 256 colours. Colours are numbered in order of first appearance.
+ */
+function indexed(raster: Raster): { rows: Uint8Array; palette: Uint8Array } | undefined {
+  const { width, height, data } = raster;
+  const rows = new Uint8Array((width + 1) * height);
+  const colors = new Map<number, number>();
+  let last = -1, lastIndex = 0;
+  for (let y = 0, p = 0; y < height; y++) {
+    const start = y * (width + 1) + 1;
+    for (let x = 0; x < width; x++, p += 3) {
+      const color = (data[p] << 16) | (data[p + 1] << 8) | data[p + 2];
+      if (color !== last) {
+        let index = colors.get(color);
+        if (index === undefined) {
+          index = colors.size;
+          if (index > 255) return undefined;
+          colors.set(color, index);
+        }
+        last = color;
+        lastIndex = index;
+      }
+      rows[start + x] = lastIndex;
+    }
+  }
+  const palette = new Uint8Array(colors.size * 3);
+  for (const [color, index] of colors) {
+    palette[index * 3] = color >> 16;
+    palette[index * 3 + 1] = (color >> 8) & 0xff;
+    palette[index * 3 + 2] = color & 0xff;
+  }
+  return { rows, palette };
+}
+
+/** The raster's rows, each led by its filter byte (0). */
+function truecolor(raster: Raster): Uint8Array {
+  const stride = raster.width * 3;
+  const rows = new Uint8Array((stride + 1) * raster.height);
+  for (let y = 0; y < raster.height; y++) {
+    rows.set(raster.data.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  }
+  return rows;
+}
+
+/** A PNG of a raster: indexed colour when it has at most 256 colours, else RGB. */
+export function encodePng(raster: Raster): Uint8Array {
+  const table = crcTable();
+  const pal = indexed(raster);
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, raster.width);
+  view.setUint32(4, raster.height);
+  header[8] = 8; // bit depth
+  header[9] = pal ? 3 : 2; // colour type: indexed or RGB
+  const data = new Uint8Array(deflateSync(pal ? pal.rows : truecolor(raster), { level: 6 }));
+  const parts = [
+    new Uint8Array(SIGNATURE),
+    chunk("IHDR", header, table),
+    ...(pal ? [chunk("PLTE", pal.palette, table)] : []),
+    chunk("IDAT", data, table),
+    chunk("IEND", new Uint8Array(0), table),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The raster at half its width and height, each pixel the mean of the 2×2 it replaces. */
+export function halve(raster: Raster): Raster {
+  const width = Math.max(1, raster.width >> 1), height = Math.max(1, raster.height >> 1);
+  const data = new Uint8Array(width * height * 3);
+  const src = raster.data, stride = raster.width * 3;
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.min(2 * y, raster.height - 1), y1 = Math.min(2 * y + 1, raster.height - 1);
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.min(2 * x, raster.width - 1) * 3;
+      const x1 = Math.min(2 * x + 1, raster.width - 1) * 3;
+      for (let c = 0; c < 3; c++) {
+        const sum = src[y0 * stride + x0 + c] + src[y0 * stride + x1 + c] +
+          src[y1 * stride + x0 + c] + src[y1 * stride + x1 + c];
+        data[(y * width + x) * 3 + c] = (sum + 2) >> 2;
+      }
+    }
+  }
+  return { width, height, data };
+}
+
+/** Base64 of bytes (an MCP image block's `data`), natively. */
+export function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+}

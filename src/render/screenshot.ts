@@ -1,0 +1,105 @@
+/**
+ * A pane's cells as a PNG within bounds (docs/design.md §9). Rules, in the order they apply:
+ *
+ * 1. at most {@link SHOT_LIMITS}.columns columns (the leftmost) and `.rows` rows are drawn: the
+ *    screen's rows first, from its top, then as many of the requested history rows as still fit,
+ *    the newest; what was left out is counted;
+ * 2. one cell size ({@link CELL}), no padding: the picture is `columns × CELL.width` by
+ *    `rows × CELL.height` pixels;
+ * 3. while the PNG is over `.bytes`, the picture is halved and encoded again, and the scale
+ *    reported;
+ * 4. the same cells and options give the same bytes.
+ */
+import { type CellGrid, gridFromCapture } from "./cells.ts";
+import { CELL } from "./font.ts";
+import { base64, encodePng, halve } from "./png.ts";
+import { THEME, type ThemeName } from "./palette.ts";
+import { rasterize } from "./raster.ts";
+
+export { base64, CELL };
+
+/** The largest grid drawn and the largest PNG returned. */
+export const SHOT_LIMITS = { columns: 400, rows: 200, bytes: 1_048_576 } as const;
+
+/** How to draw. */
+export interface ShotOptions {
+  theme: ThemeName;
+  /** Mark the cursor's cell (when `cursor` is given). */
+  cursor: boolean;
+}
+
+/** A drawn picture and what its bounds left out. */
+export interface Shot {
+  png: Uint8Array;
+  pixelWidth: number;
+  pixelHeight: number;
+  /** 1, or 1/2, 1/4… when the picture was halved to fit {@link SHOT_LIMITS}.bytes. */
+  scale: number;
+  /** Columns and rows of cells drawn. */
+  columns: number;
+  rows: number;
+  /** History rows drawn above the screen. */
+  historyRows: number;
+  /** Columns right of the picture and requested rows that it leaves out. */
+  clippedColumns: number;
+  clippedRows: number;
+  /** Whether the cursor's cell is marked. */
+  cursorMarked: boolean;
+}
+
+/** Draw and encode a grid, halving it while the PNG is over the byte limit. */
+export function encodeGrid(grid: CellGrid, options: ShotOptions): Omit<
+  Shot,
+  "columns" | "rows" | "historyRows" | "clippedColumns" | "clippedRows" | "cursorMarked"
+> {
+  let raster = rasterize(grid, THEME[options.theme], options.cursor);
+  let png = encodePng(raster);
+  let scale = 1;
+  while (png.length > SHOT_LIMITS.bytes && (raster.width > 1 || raster.height > 1)) {
+    raster = halve(raster);
+    scale /= 2;
+    png = encodePng(raster);
+  }
+  return { png, pixelWidth: raster.width, pixelHeight: raster.height, scale };
+}
+
+/** A pane as `capture-pane -e -N -p` printed it, with the cursor in screen coordinates. */
+export interface CapturedScreen {
+  /** History lines (`historyRows`), then the screen's first `screenRows` rows. */
+  lines: readonly string[];
+  width: number;
+  height: number;
+  historyRows: number;
+  screenRows: number;
+  /** Where the cursor is, when the program shows it; x may equal `width` (a pending wrap). */
+  cursor?: { x: number; y: number };
+}
+
+/** Draw a captured pane within {@link SHOT_LIMITS}. */
+export async function shootCapture(screen: CapturedScreen, options: ShotOptions): Promise<Shot> {
+  const columns = Math.max(1, Math.min(screen.width, SHOT_LIMITS.columns));
+  // tmux carries attributes from line to line: every line is parsed, then the oldest dropped.
+  const parsed = await gridFromCapture(screen.lines, columns);
+  const dropped = Math.max(0, parsed.rows - SHOT_LIMITS.rows);
+  const rows = parsed.rows - dropped;
+  const grid: CellGrid = {
+    columns,
+    rows,
+    cells: parsed.cells.slice(dropped * columns),
+  };
+  const historyRows = screen.historyRows - dropped;
+  const cursor = screen.cursor;
+  if (cursor && cursor.y < screen.screenRows && cursor.x <= screen.width) {
+    const x = Math.min(cursor.x, screen.width - 1);
+    if (x < columns) grid.cursor = { x, y: historyRows + cursor.y };
+  }
+  return {
+    ...encodeGrid(grid, options),
+    columns,
+    rows,
+    historyRows,
+    clippedColumns: screen.width - columns,
+    clippedRows: dropped + screen.height - screen.screenRows,
+    cursorMarked: options.cursor && grid.cursor !== undefined,
+  };
+}
