@@ -10,6 +10,7 @@ import { batchTools } from "./tools/batch.ts";
 import { captureTools } from "./tools/capture.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { searchTools } from "./tools/search.ts";
+import { screenshotTools } from "./tools/screenshot.ts";
 import { sinceTools } from "./tools/since.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { inputTools } from "./tools/input.ts";
@@ -34,6 +35,7 @@ export const SURFACE: Surface = {
     "capture_pane",
     "capture_since",
     "snapshot_pane",
+    "screenshot_pane",
     "search_panes",
     "wait_for_text",
     "show_option",
@@ -78,6 +80,7 @@ export const TOOLS: readonly ToolSpec[] = [
   ...captureTools,
   ...sinceTools,
   ...searchTools,
+  ...screenshotTools,
   ...settingsTools,
   ...batchTools,
   ...manageNameTools,

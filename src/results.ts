@@ -9,12 +9,30 @@
 import { z } from "zod";
 import type { ToolError } from "./errors.ts";
 
+/** An MCP image content block (base64 data). */
+export interface ImageContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
 /** A tool result as sent over MCP (structurally the SDK's CallToolResult). */
 export interface ToolResult {
   [key: string]: unknown;
-  content: Array<{ type: "text"; text: string }>;
+  content: Array<{ type: "text"; text: string } | ImageContent>;
   structuredContent: Record<string, unknown>;
   isError?: boolean;
+}
+
+/**
+ * Where a handler's data carries content blocks that go before its text block (an image):
+ * a symbol key, which neither JSON nor the output schema sees.
+ */
+export const ATTACHED_CONTENT: unique symbol = Symbol("tmux-mcp attached content");
+
+/** `data` with `blocks` attached for {@link successResult}. */
+export function withContent<T extends object>(data: T, blocks: ImageContent[]): T {
+  return Object.assign(data, { [ATTACHED_CONTENT]: blocks });
 }
 
 /** The error variant of every outputSchema; matches the error object of docs/design.md §3.2 exactly. */
@@ -27,11 +45,23 @@ export const errorSchema = z.object({
   }).strict(),
 });
 
-/** Wrap a handler's plain object as a success result (text: compact JSON, or a summary). */
+/**
+ * Wrap a handler's plain object as a success result (text: compact JSON, or a summary), after any
+ * blocks attached with {@link withContent}.
+ */
 export function successResult(data: Record<string, unknown>, text?: string): ToolResult {
+  const { [ATTACHED_CONTENT]: attached, ...plain } = data as {
+    [ATTACHED_CONTENT]?: ImageContent[];
+  };
+  if (!attached) {
+    return {
+      content: [{ type: "text", text: text ?? JSON.stringify(data) }],
+      structuredContent: data,
+    };
+  }
   return {
-    content: [{ type: "text", text: text ?? JSON.stringify(data) }],
-    structuredContent: data,
+    content: [...attached, { type: "text", text: text ?? JSON.stringify(plain) }],
+    structuredContent: plain,
   };
 }
 

@@ -462,3 +462,78 @@ export async function captureSeed(
     tabs: f.tabs.split(",").filter((t) => /^\d+$/.test(t)).map(Number),
   };
 }
+
+/** A pane's rows with their attributes, for a screenshot (docs/design.md §9). */
+export interface PaneCells {
+  paneId: string;
+  generation: string;
+  width: number;
+  height: number;
+  /** `capture-pane -e -N -p` lines, oldest first: `historyRows` of history, then the screen's. */
+  lines: string[];
+  /** Rows of history captured above the screen (at most what was asked and what the pane has). */
+  historyRows: number;
+  /** Rows of the screen captured, from its top (fewer than `height` when capped). */
+  screenRows: number;
+  cursorX: number;
+  cursorY: number;
+  /** Whether the program shows the cursor (DECTCEM). */
+  cursorVisible: boolean;
+  alternateOn: boolean;
+}
+
+const CELLS = rowFormat("H", {
+  paneId: "pane_id",
+  panePid: "pane_pid",
+  serverPid: "pid",
+  width: "pane_width",
+  height: "pane_height",
+  cursorX: "cursor_x",
+  cursorY: "cursor_y",
+  cursorFlag: "cursor_flag",
+  alternateOn: "alternate_on",
+});
+
+/**
+ * A pane's screen (its top `maxScreenRows` rows) and up to `historyRows` rows of history above it,
+ * with attributes (`-e`) and trailing blanks kept (`-N`, which keeps a coloured background that
+ * ends a line), plus the cursor, in ONE invocation so that all of it describes the same moment.
+ * Rows are not joined: a screenshot shows them as the pane does. tmux carries attribute state from
+ * one line to the next, so the lines belong together.
+ */
+export async function capturePaneCells(
+  ctx: TmuxReadContext,
+  paneId: string,
+  options: { historyRows: number; maxScreenRows: number; signal?: AbortSignal },
+): Promise<PaneCells> {
+  const sep = separators();
+  const capture = ["capture-pane", "-p", "-e", "-N", "-t", paneArg(paneId)];
+  if (options.historyRows > 0) capture.push("-S", String(-Math.min(options.historyRows, SHRT_MAX)));
+  capture.push("-E", String(Math.min(options.maxScreenRows, SHRT_MAX) - 1));
+  const out = await ctx.runner.run([
+    ["display-message", "-p", "-t", paneArg(paneId), CELLS.template(sep)],
+    marker(sep, "C"),
+    capture,
+  ], { signal: options.signal }).catch((error) => rethrowPaneMissing(error, paneId));
+  const sections = splitSections(out, sep);
+  const f = CELLS.decode(sections.filter((s) => s.fields.length > 0))[0];
+  // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
+  if (f?.paneId !== paneId) throw paneNotFound(paneId);
+  const height = int(f.height);
+  const lines = (section(sections, "C")?.body ?? "").replace(/\n$/, "").split("\n");
+  const screenRows = Math.min(height, options.maxScreenRows);
+  return {
+    paneId,
+    generation: generationOf(int(f.serverPid), int(f.panePid)),
+    width: int(f.width),
+    height,
+    lines,
+    // tmux clamps -S to the history it has.
+    historyRows: Math.max(0, lines.length - screenRows),
+    screenRows,
+    cursorX: int(f.cursorX),
+    cursorY: int(f.cursorY),
+    cursorVisible: flag(f.cursorFlag),
+    alternateOn: flag(f.alternateOn),
+  };
+}
