@@ -17,7 +17,7 @@ import { maxBytesSchema, maxLinesSchema, sleep } from "./common.ts";
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
 
-type Outcome = "started" | "output" | "idle" | "timeout";
+type Outcome = "started" | "output" | "quiet" | "idle" | "timeout";
 
 /** Clamp a requested wait to the server's ceiling, disclosing the clamp. */
 function waitBudget(waitMs: number | undefined, ctx: ToolContext) {
@@ -44,7 +44,9 @@ export const sinceTools = [
       "of the history kept per pane before you read them. A full-screen program (vim, less, htop) " +
       "gives `alternateScreen: true` and its whole screen. `waitMs` blocks until something " +
       "visible changes or the wait ends — use it instead of polling; it is clamped to the " +
-      "server's ceiling (`timeoutClamped`). A `stale_cursor` error (pane replaced, stream unused " +
+      "server's ceiling (`timeoutClamped`). Add `quietMs` to get a whole burst in one call: once " +
+      "output has come, the call waits on until nothing changed for `quietMs` (`outcome: " +
+      "quiet`), or the wait ends (`timeout`, with what arrived). A `stale_cursor` error (pane replaced, stream unused " +
       "for 5 minutes, server restarted, cursor too old) means: call again without a cursor. " +
       "With the server's live mode off, each call is a plain bounded capture (`streaming: " +
       "false`) and cursors are not kept.",
@@ -57,6 +59,10 @@ export const sinceTools = [
       maxBytes: maxBytesSchema.optional(),
       waitMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
         "Wait up to this long for new output before answering. Default 0.",
+      ),
+      quietMs: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe(
+        "With waitMs: once output has come, wait on until nothing has changed for this long " +
+          "(the end of a burst), within waitMs.",
       ),
     }).strict(),
     output: z.object({
@@ -75,9 +81,11 @@ export const sinceTools = [
       seedRace: z.boolean().optional().describe(
         "Live mode: output kept arriving while the stream began, so a few lines may show twice.",
       ),
-      outcome: z.enum(["started", "output", "idle", "timeout"]).describe(
-        "started: first call; output: changed lines returned; idle: nothing new and no wait; " +
-          "timeout: waited and nothing visible changed.",
+      outcome: z.enum(["started", "output", "quiet", "idle", "timeout"]).describe(
+        "started: first call; output: changed lines returned; quiet (with quietMs): output came " +
+          "and then stopped; idle: nothing new and no wait; timeout: waited and nothing visible " +
+          "changed (with quietMs: the output had not stopped when the wait ended; text is what " +
+          "arrived).",
       ),
       elapsedMs: z.int(),
       timeoutMs: z.int(),
@@ -93,6 +101,12 @@ export const sinceTools = [
         bytes: args.maxBytes ?? TEXT_LIMITS.bytes,
       };
       const { timeoutMs, timeoutClamped } = waitBudget(args.waitMs, ctx);
+      if (args.quietMs !== undefined && timeoutMs === 0) {
+        throw new ToolError("invalid_arguments", "quietMs needs waitMs: it ends a wait", {
+          hint: "Pass waitMs too (how long to wait at most), e.g. waitMs: 10000, quietMs: 500.",
+        });
+      }
+      const quietMs = args.quietMs === undefined ? undefined : Math.min(args.quietMs, timeoutMs);
       const live = ctx.live;
       const common = (outcome: Outcome) => ({
         outcome,
@@ -101,7 +115,7 @@ export const sinceTools = [
         timeoutClamped,
       });
 
-      if (!live) return await fallback(args, ctx, bounds, timeoutMs, common);
+      if (!live) return await fallback(args, ctx, bounds, { timeoutMs, quietMs }, common);
 
       if (args.cursor === undefined) {
         // The stream's terminal starts from a one-shot capture (docs/design.md §5.11, §7.2).
@@ -138,7 +152,7 @@ export const sinceTools = [
       }
       await live.verify(stream, ctx.signal);
       // A pane closed during the wait ends the stream at once (the engine watches layouts).
-      const read = await readFrom(stream, offset, timeoutMs, ctx.signal);
+      const read = await readFrom(stream, offset, timeoutMs, ctx.signal, quietMs);
       if (read.outcome === "timeout") await live.verify(stream, ctx.signal);
       return {
         ...textResult(read.text, bounds),
@@ -156,12 +170,15 @@ export const sinceTools = [
   }),
 ];
 
-/** Without live mode: a plain bounded capture; a wait polls the screen until it changes. */
+/**
+ * Without live mode: a plain bounded capture; a wait polls the screen until it changes (and with
+ * `quietMs`, until it then stays the same for `quietMs`).
+ */
 async function fallback(
   args: { paneId: string; cursor?: string },
   ctx: ToolContext,
   bounds: { lines: number; bytes: number },
-  timeoutMs: number,
+  { timeoutMs, quietMs }: { timeoutMs: number; quietMs?: number },
   common: (
     outcome: Outcome,
   ) => { outcome: Outcome; elapsedMs: number; timeoutMs: number; timeoutClamped: boolean },
@@ -179,11 +196,19 @@ async function fallback(
     const first = capture.text;
     const deadline = Date.now() + timeoutMs;
     outcome = "timeout";
+    let changedAt: number | undefined;
     while (Date.now() < deadline) {
       await sleep(Math.min(POLL_MS, deadline - Date.now()), ctx.signal);
+      const before = capture.text;
       capture = await read();
-      if (capture.text !== first) {
+      if (capture.text !== before) changedAt = Date.now();
+      if (changedAt === undefined || capture.text === first) continue;
+      if (quietMs === undefined) {
         outcome = "output";
+        break;
+      }
+      if (Date.now() - changedAt >= quietMs) {
+        outcome = "quiet";
         break;
       }
     }
