@@ -15,7 +15,7 @@ import {
   DEFAULT_COLOR,
   RGB_COLOR,
 } from "./cells.ts";
-import { CELL, type Face, FACES, GLYPH_BYTES, glyphIndex } from "./font.ts";
+import { CELL, type Face, type Faces, GLYPH_BYTES, glyphIndex } from "./font.ts";
 import { mix, paletteColor, type Theme } from "./palette.ts";
 
 /** Pixels, 3 bytes (R, G, B) each, row-major. */
@@ -151,7 +151,7 @@ class Painter {
 }
 
 /** Draw `grid` with `theme`; the cursor cell is marked when `cursor` is true and it is shown. */
-export function rasterize(grid: CellGrid, theme: Theme, cursor: boolean): Raster {
+export function rasterize(grid: CellGrid, faces: Faces, theme: Theme, cursor: boolean): Raster {
   const width = grid.columns * CELL.width, height = grid.rows * CELL.height;
   const raster = { width, height, data: new Uint8Array(width * height * 3) };
   // Every pixel belongs to a cell and is filled with that cell's background below.
@@ -167,7 +167,7 @@ export function rasterize(grid: CellGrid, theme: Theme, cursor: boolean): Raster
       const [fg, bg] = colors(cell, theme, onCursor);
       const x0 = column * CELL.width, y0 = row * CELL.height;
       painter.fill(x0, y0, cells * CELL.width, CELL.height, bg);
-      drawText(painter, cell, x0, y0, cells, fg);
+      drawText(painter, faces, cell, x0, y0, cells, fg);
       const line = (y: number) => painter.fill(x0, y0 + y, cells * CELL.width, 1, fg);
       if (cell.attrs & ATTR.underline) line(CELL.underline);
       if (cell.attrs & ATTR.strikethrough) line(Math.round(CELL.baseline * 0.7));
@@ -178,7 +178,15 @@ export function rasterize(grid: CellGrid, theme: Theme, cursor: boolean): Raster
 }
 
 /** The character of a cell: glyphs of its code points, or a replacement box for its first. */
-function drawText(painter: Painter, cell: Cell, x0: number, y0: number, cells: number, fg: number) {
+function drawText(
+  painter: Painter,
+  faces: Faces,
+  cell: Cell,
+  x0: number,
+  y0: number,
+  cells: number,
+  fg: number,
+) {
   if (cell.text === "" || cell.text === " ") return;
   const bold = (cell.attrs & ATTR.bold) !== 0;
   const italic = (cell.attrs & ATTR.italic) !== 0;
@@ -187,10 +195,10 @@ function drawText(painter: Painter, cell: Cell, x0: number, y0: number, cells: n
   let first = true;
   for (const char of cell.text) {
     const cp = char.codePointAt(0)!;
-    const boldIndex = bold ? glyphIndex(FACES.bold, cp) : -1;
+    const boldIndex = bold ? glyphIndex(faces.bold, cp) : -1;
     const [face, index] = boldIndex >= 0
-      ? [FACES.bold, boldIndex]
-      : [FACES.regular, glyphIndex(FACES.regular, cp)];
+      ? [faces.bold, boldIndex]
+      : [faces.regular, glyphIndex(faces.regular, cp)];
     if (index >= 0) {
       painter.glyph(x, y0, face, index, fg, { embolden: bold && boldIndex < 0, italic });
     } else if (first) {

@@ -11,12 +11,12 @@
  * 4. the same cells and options give the same bytes.
  */
 import { type CellGrid, gridFromCapture } from "./cells.ts";
-import { CELL } from "./font.ts";
-import { base64, encodePng, halve } from "./png.ts";
+import { CELL, loadFaces } from "./font.ts";
+import { encodePng, halve } from "./png.ts";
 import { THEME, type ThemeName } from "./palette.ts";
 import { rasterize } from "./raster.ts";
 
-export { base64, CELL };
+export { CELL };
 
 /** The largest grid drawn and the largest PNG returned. */
 export const SHOT_LIMITS = { columns: 400, rows: 200, bytes: 1_048_576 } as const;
@@ -48,17 +48,17 @@ export interface Shot {
 }
 
 /** Draw and encode a grid, halving it while the PNG is over the byte limit. */
-export function encodeGrid(grid: CellGrid, options: ShotOptions): Omit<
-  Shot,
-  "columns" | "rows" | "historyRows" | "clippedColumns" | "clippedRows" | "cursorMarked"
+export async function encodeGrid(grid: CellGrid, options: ShotOptions): Promise<
+  Omit<Shot, "columns" | "rows" | "historyRows" | "clippedColumns" | "clippedRows" | "cursorMarked">
 > {
-  let raster = rasterize(grid, THEME[options.theme], options.cursor);
-  let png = encodePng(raster);
+  const [faces, { deflateSync }] = await Promise.all([loadFaces(), import("node:zlib")]);
+  let raster = rasterize(grid, faces, THEME[options.theme], options.cursor);
+  let png = encodePng(raster, deflateSync);
   let scale = 1;
   while (png.length > SHOT_LIMITS.bytes && (raster.width > 1 || raster.height > 1)) {
     raster = halve(raster);
     scale /= 2;
-    png = encodePng(raster);
+    png = encodePng(raster, deflateSync);
   }
   return { png, pixelWidth: raster.width, pixelHeight: raster.height, scale };
 }
@@ -94,7 +94,7 @@ export async function shootCapture(screen: CapturedScreen, options: ShotOptions)
     if (x < columns) grid.cursor = { x, y: historyRows + cursor.y };
   }
   return {
-    ...encodeGrid(grid, options),
+    ...await encodeGrid(grid, options),
     columns,
     rows,
     historyRows,

@@ -7,7 +7,7 @@ import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
 import { generationSchema } from "./common.ts";
 import { THEMES } from "../render/palette.ts";
-import { base64, CELL, shootCapture, SHOT_LIMITS } from "../render/screenshot.ts";
+import { CELL, shootCapture, SHOT_LIMITS } from "../render/screenshot.ts";
 import { FONT_NAME } from "../render/font.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-image"] } as const;
@@ -115,7 +115,7 @@ export const screenshotTools = [
         terminalContent: "data" as const,
       };
       return withContent(data, [
-        { type: "image", data: base64(shot.png), mimeType: "image/png" },
+        { type: "image", data: shot.png.toBase64(), mimeType: "image/png" },
       ]);
     },
   }),
