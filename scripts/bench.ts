@@ -22,8 +22,10 @@ import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
 const FLOOD_SECONDS = Number(Deno.env.get("BENCH_FLOOD_SECONDS") ?? 15);
 const BASELINE = Deno.env.get("BENCH_BASELINE");
-/** Sections to run: any of latency, memory, flood (comma-separated; all by default). */
-const ONLY = new Set((Deno.env.get("BENCH_ONLY") ?? "latency,memory,flood").split(","));
+/** Sections to run: any of latency, memory, flood, screenshot (comma-separated; all by default). */
+const ONLY = new Set(
+  (Deno.env.get("BENCH_ONLY") ?? "latency,memory,flood,screenshot").split(","),
+);
 /** Clock ticks per second in /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
 const CLOCK_TICKS = 100;
 
@@ -318,6 +320,46 @@ async function flood(entry: string, streamed: boolean) {
   }
 }
 
+/**
+ * screenshot_pane over stdio on a `columns`x`rows` pane whose every row is coloured text (words in
+ * the 16 and 256 colours, bold, a background): p50/p95 and the PNG's size.
+ */
+async function screenshots(entry: string, columns: number, rows: number) {
+  await using fx = await TmuxFixture.start({ session: "shot", width: columns, height: rows });
+  const words = ["ok", "FAILED", "src/app.ts", "42", "warning:", "deno", "test", "│", "─"];
+  const lines = Array.from({ length: rows - 1 }, (_, row) => {
+    let line = "";
+    for (let i = 0; line.length < columns * 6; i++) {
+      const word = words[(row * 7 + i * 3) % words.length];
+      line += `\x1b[${i % 5 === 0 ? "1;" : ""}38;5;${(row * 11 + i * 29) % 256}m${word} `;
+    }
+    return line.slice(0, columns * 6) + (row % 4 === 0 ? "\x1b[44m  \x1b[0m" : "\x1b[0m");
+  });
+  await Deno.writeTextFile(`${fx.dir}/screen`, lines.join("\r\n"));
+  const paneId = (await fx.tmux(
+    "new-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "-t",
+    "=shot:",
+    `sh -c "cat '${fx.dir}/screen'; exec sleep 100000"`,
+  )).trim();
+  await new Promise((r) => setTimeout(r, 500));
+  const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+  try {
+    let bytes = 0;
+    const s = await time(ITERATIONS, async () => {
+      const result = await client.callTool({ name: "screenshot_pane", arguments: { paneId } });
+      bytes = (result.structuredContent as { bytes: number }).bytes;
+    });
+    return { ...s, bytes };
+  } finally {
+    await close();
+  }
+}
+
 const report: Record<string, unknown> = { iterations: ITERATIONS, runs: [] };
 const rows: string[] = [];
 const started = performance.now();
@@ -424,6 +466,21 @@ if (ONLY.has("flood")) {
         ].join(" "),
       );
     }
+  }
+}
+
+report.screenshot = [];
+if (ONLY.has("screenshot")) {
+  console.log("\nscreenshot_pane over stdio, every row coloured text");
+  console.log("pane      p50 ms   p95 ms  PNG bytes");
+  for (const [columns, rows] of [[80, 24], [200, 50]]) {
+    const s = await screenshots(MAIN, columns, rows);
+    (report.screenshot as unknown[]).push({ columns, rows, ...s });
+    console.log(
+      `${`${columns}x${rows}`.padEnd(7)} ${s.p50.toFixed(1).padStart(8)} ${
+        s.p95.toFixed(1).padStart(8)
+      } ${String(s.bytes).padStart(10)}`,
+    );
   }
 }
 
