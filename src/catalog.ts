@@ -12,6 +12,7 @@ import { discoveryTools } from "./tools/discovery.ts";
 import { searchTools } from "./tools/search.ts";
 import { screenshotTools } from "./tools/screenshot.ts";
 import { sinceTools } from "./tools/since.ts";
+import { waitTools } from "./tools/waits.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { inputTools } from "./tools/input.ts";
 import { lifecycleTools } from "./tools/lifecycle.ts";
@@ -81,6 +82,7 @@ export const TOOLS: readonly ToolSpec[] = [
   ...sinceTools,
   ...searchTools,
   ...screenshotTools,
+  ...waitTools,
   ...settingsTools,
   ...batchTools,
   ...manageNameTools,

@@ -237,6 +237,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       live,
       requestId: extra.requestId,
       consent,
+      progress: progressFor(extra),
     };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
     // call cannot nest again.
@@ -330,6 +331,35 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   };
   server.onclose = () => session.onclose?.();
   return session;
+}
+
+/**
+ * Progress notifications for one request, when its client sent a progress token; values that do
+ * not grow are dropped (the protocol requires them to increase).
+ */
+function progressFor(extra: {
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }) => Promise<void>;
+}): ActingContext["progress"] {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let last = -Infinity;
+  return ({ progress, total, message }) => {
+    if (!(progress > last)) return;
+    last = progress;
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken: token,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        message,
+      },
+    }).catch(() => {});
+  };
 }
 
 /** Validate, run and wrap one call; every failure becomes a typed error result. */

@@ -33,6 +33,11 @@ export interface ToolContext {
   /** The JSON-RPC id of the request (the batch sizes its whole response with it). */
   readonly requestId?: string | number;
   /**
+   * Send the client an MCP progress notification for this request; present only when the client
+   * asked for progress (sent a progress token). `progress` must grow from one call to the next.
+   */
+  readonly progress?: (update: { progress: number; total?: number; message: string }) => void;
+  /**
    * Run another enabled tool through the same validation, handler and error mapping as a direct
    * call (used by call_read_tools_batch).
    */
