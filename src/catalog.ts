@@ -13,6 +13,7 @@ import { searchTools } from "./tools/search.ts";
 import { screenshotTools } from "./tools/screenshot.ts";
 import { sinceTools } from "./tools/since.ts";
 import { waitTools } from "./tools/waits.ts";
+import { channelTools } from "./tools/channels.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { inputTools } from "./tools/input.ts";
 import { lifecycleTools } from "./tools/lifecycle.ts";
@@ -87,6 +88,7 @@ export const TOOLS: readonly ToolSpec[] = [
   ...batchTools,
   ...manageNameTools,
   ...manageViewTools,
+  ...channelTools,
   ...inputTools,
   ...lifecycleTools,
   ...teardownTools,

@@ -6,6 +6,7 @@
  * person, and read the same streams (docs/design.md §2.3).
  */
 import type { Config } from "./config.ts";
+import { ChannelWaiters } from "./tmux/channels.ts";
 import { type EnvReader, TmuxRunner } from "./tmux/command.ts";
 import type { TmuxContext } from "./tmux/context.ts";
 import { LIVE_DEFAULTS, LiveEngine, type LiveOptions } from "./tmux/live.ts";
@@ -37,6 +38,12 @@ export class TmuxHost {
    * @internal
    */
   readonly live?: LiveEngine;
+  /**
+   * Our `tmux wait-for` waiters, one per channel, reused across waits (docs/design.md §7.8; for
+   * sessions on this host).
+   * @internal
+   */
+  readonly channels: ChannelWaiters;
   #closed = false;
 
   /** Build the host; nothing is started until a session calls a tool. */
@@ -52,6 +59,7 @@ export class TmuxHost {
     this.live = options.config.live
       ? new LiveEngine(this.tmux, ownClientPids, { ...LIVE_DEFAULTS, ...options.liveOptions }, log)
       : undefined;
+    this.channels = new ChannelWaiters(this.tmux.runner);
   }
 
   /** Whether {@link close} was called. */
@@ -70,6 +78,6 @@ export class TmuxHost {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.live?.close();
+    await Promise.all([this.live?.close(), this.channels.close()]);
   }
 }

@@ -237,6 +237,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       live,
       requestId: extra.requestId,
       consent,
+      channels: host.channels,
       progress: progressFor(extra),
     };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Config, Toolset } from "./config.ts";
 import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
 import type { LiveEngine } from "./tmux/live.ts";
+import type { ChannelWaiters } from "./tmux/channels.ts";
 import type { ToolResult } from "./results.ts";
 import type { CallConsent } from "./ask.ts";
 
@@ -47,6 +48,8 @@ export interface ToolContext {
 /** What a manage, execute or teardown handler gets: the read context plus the input queue. */
 export interface ActingContext extends ToolContext {
   readonly tmux: TmuxContext;
+  /** The host's `tmux wait-for` waiters (docs/design.md §7.8). */
+  readonly channels: ChannelWaiters;
   /**
    * What this call may do without asking and how the guard asks the person (docs/design.md
    * §6.11); absent outside an MCP session (then nobody is asked and no grant applies).

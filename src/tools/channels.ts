@@ -1,0 +1,87 @@
+/**
+ * wait_for_channel and signal_channel: tmux's `wait-for` channels, for scripts you control
+ * (docs/design.md §7.8). The handlers call the host's waiter registry (src/tmux/channels.ts),
+ * which keeps one tmux waiter per channel and reuses it across calls.
+ */
+import { z } from "zod";
+import { defineTool } from "../tool_spec.ts";
+
+/** Channel names: tmux takes any string, this server a short, plain one. */
+const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/).describe(
+  "Channel name: 1 to 64 letters, digits, '_', '.' or '-', not starting with '-'.",
+);
+
+const WHEN = "Channels suit a script you control: end it with `tmux wait-for -S <channel>` " +
+  "(inside tmux the shell reaches the right server through $TMUX), or let another agent call " +
+  "signal_channel; to wait for what a program prints, use wait_for_text instead.";
+
+/** The channel tools' manifest entries. */
+export const channelTools = [
+  defineTool({
+    name: "wait_for_channel",
+    toolset: "manage",
+    title: "Wait for a tmux channel",
+    description: "Block until a tmux wait-for channel is signalled — by a shell in a pane " +
+      "running `tmux wait-for -S <channel>`, or by signal_channel — or the wait ends. " +
+      `${WHEN} Outcomes: signalled, timeout, server_gone (the tmux server went away). As in ` +
+      "tmux, one signal sent while nobody waits is kept for the next wait (a second one is " +
+      "lost), and every waiter of a channel wakes on one signal. A timed-out or cancelled wait " +
+      "leaves this server's one waiter for that channel running, so the next wait still " +
+      "receives its signal. `timeoutMs` is clamped to the server's ceiling (`timeoutClamped`).",
+    input: z.object({
+      channel: channelSchema,
+      timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
+        "Wait at most this long; clamped to the server's ceiling. Default 30000 (or the ceiling).",
+      ),
+    }).strict(),
+    output: z.object({
+      channel: z.string(),
+      outcome: z.enum(["signalled", "timeout", "server_gone"]).describe(
+        "signalled: the channel was signalled (the server still runs); timeout: not within " +
+          "timeoutMs; server_gone: the tmux server exited or restarted meanwhile.",
+      ),
+      elapsedMs: z.int(),
+      timeoutMs: z.int(),
+      timeoutClamped: z.boolean(),
+    }).strict(),
+    annotations: "ordered",
+    capability: { reach: "none", effects: "change", output: ["metadata"] },
+    handler: async (args, ctx) => {
+      const started = Date.now();
+      const asked = args.timeoutMs ?? Math.min(30_000, ctx.config.waitMaxMs);
+      const timeoutMs = Math.min(asked, ctx.config.waitMaxMs);
+      const outcome = await ctx.channels.wait(args.channel, timeoutMs, ctx.signal);
+      return {
+        channel: args.channel,
+        outcome,
+        elapsedMs: Date.now() - started,
+        timeoutMs,
+        timeoutClamped: asked > ctx.config.waitMaxMs,
+      };
+    },
+  }),
+  defineTool({
+    name: "signal_channel",
+    toolset: "manage",
+    title: "Signal a tmux channel",
+    description:
+      "Signal a tmux wait-for channel (`tmux wait-for -S`): every waiter of it wakes — " +
+      "shells in panes blocked in `tmux wait-for <channel>` and wait_for_channel calls. With " +
+      "nobody waiting, tmux keeps one signal for the next waiter (a second is lost). " +
+      `${WHEN} \`waitersHere\` counts the wait_for_channel calls of this server that were ` +
+      "waiting (waiters in panes are not visible).",
+    input: z.object({ channel: channelSchema }).strict(),
+    output: z.object({
+      channel: z.string(),
+      waitersHere: z.int().describe(
+        "wait_for_channel calls of this server that were waiting on the channel.",
+      ),
+    }).strict(),
+    annotations: "ordered",
+    capability: { reach: "none", effects: "change", output: ["metadata"] },
+    handler: async (args, ctx) => ({
+      channel: args.channel,
+      ...await ctx.channels.signal(args.channel, ctx.signal),
+    }),
+  }),
+];
