@@ -3,8 +3,8 @@
  * tmux servers. Prints tables, then all figures as JSON.
  *
  * - Latency, with 4 and 50 panes, live mode on and off: p50/p95 of tools/call and of
- *   capture_since's wake-up, next to two floors measured in the same run (spawning tmux
- *   directly, one raw control-mode round trip).
+ *   capture_since's and wait_for_text's wake-up, next to two floors measured in the same run
+ *   (spawning tmux directly, one raw control-mode round trip).
  * - Memory: the server's RSS with 50 streamed 200x50 panes, each having printed 10,000 lines
  *   since its stream began (so each terminal's history is full).
  * - Flood: a pane printing `yes` for BENCH_FLOOD_SECONDS (15 by default; the issue's 60 s shortened
@@ -134,11 +134,45 @@ async function ours(fx: TmuxFixture, live: boolean, panes: number, entry = MAIN)
       cursor = (reply.structuredContent as { cursor?: string }).cursor;
     }
     result.capture_since_wake = stat(wakes);
+    const textWake = await waitForTextWake(client, typist, live);
+    if (textWake) result.wait_for_text_wake = textWake;
     return result;
   } finally {
     await typist.close();
     await close();
   }
+}
+
+/**
+ * Wake latency of wait_for_text: a caller waits for a word not yet printed, the pane echoes it, the
+ * reply arrives. Each wait continues from the previous one's cursor. Undefined for a build without
+ * the tool (a BENCH_BASELINE from before it).
+ */
+async function waitForTextWake(
+  client: Awaited<ReturnType<typeof connectStdio>>["client"],
+  typist: ControlClient,
+  live: boolean,
+): Promise<Stat | undefined> {
+  if (!(await client.listTools()).tools.some((t) => t.name === "wait_for_text")) return undefined;
+  const first = await client.callTool({ name: "capture_since", arguments: { paneId: "%0" } });
+  let cursor = (first.structuredContent as { cursor?: string }).cursor;
+  const wakes: number[] = [];
+  for (let i = 0; i < Math.ceil(ITERATIONS / 2); i++) {
+    const word = `ready-${i}-now`;
+    const waiting = client.callTool({
+      name: "wait_for_text",
+      arguments: { paneId: "%0", patterns: [word], ...(cursor ? { cursor } : {}), timeoutMs: 5000 },
+    });
+    await new Promise((r) => setTimeout(r, live ? 20 : 300));
+    const t = performance.now();
+    await typist.command(["send-keys", "-t", "%0", "-l", `${word} `]);
+    const reply = await waiting;
+    wakes.push(performance.now() - t);
+    const data = reply.structuredContent as { outcome?: string; cursor?: string };
+    if (data.outcome !== "matched") throw new Error(`wait_for_text: ${JSON.stringify(data)}`);
+    cursor = data.cursor;
+  }
+  return stat(wakes);
 }
 
 /**
