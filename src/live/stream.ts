@@ -44,6 +44,17 @@ export type WaitOutcome = "changed" | "timeout";
 
 type Change = { bytes: Uint8Array } | { cols: number; rows: number };
 
+/**
+ * Sees a stream's output bytes before they are rendered, and may ask for the terminal at points
+ * inside them: how run_shell_command finds its frames (docs/design.md §7.9).
+ */
+export interface OutputTap {
+  /** Offsets in `bytes` after which the terminal is wanted (ascending), each with its use. */
+  scan(bytes: Uint8Array): Array<{ offset: number; then: (emulator: PaneEmulator) => void }>;
+  /** The stream ended; the terminal as it was, before it is freed (undefined if never seeded). */
+  ended(reason: ToolError, emulator: PaneEmulator | undefined): void;
+}
+
 /** The rendered output of one pane and the callers waiting for it to change. */
 export class PaneStream {
   readonly id: string = newStreamId();
@@ -69,6 +80,7 @@ export class PaneStream {
   readonly #scrollback: number;
   readonly #marks = new Map<number, ReadMark>();
   #wake = new Set<(error?: ToolError) => void>();
+  readonly #taps = new Set<OutputTap>();
   #ended: ToolError | undefined;
 
   constructor(
@@ -113,11 +125,26 @@ export class PaneStream {
     this.#received += bytes.length;
     this.#changes++;
     if (this.#emulator) {
-      this.#emulator.write(bytes);
+      this.#write(this.#emulator, bytes);
       this.#notify();
       return;
     }
     this.#hold({ bytes });
+  }
+
+  /** Let `tap` see the output from now on (see {@link OutputTap}). */
+  tap(tap: OutputTap): void {
+    if (!this.#ended) this.#taps.add(tap);
+  }
+
+  /** Stop showing the output to `tap`. */
+  untap(tap: OutputTap): void {
+    this.#taps.delete(tap);
+  }
+
+  /** Someone waits on the stream or a tap watches it: it must not expire or be closed for room. */
+  get inUse(): boolean {
+    return this.waiters > 0 || this.#taps.size > 0;
   }
 
   /** tmux resized the pane; true when the terminal was resized now (not held for the seed). */
@@ -210,6 +237,8 @@ export class PaneStream {
     this.#ended = reason;
     this.#pending = undefined;
     this.#marks.clear();
+    for (const tap of [...this.#taps]) tap.ended(reason, this.#emulator);
+    this.#taps.clear();
     this.#emulator?.dispose();
     this.#emulator = undefined;
     for (const wake of [...this.#wake]) wake(reason);
@@ -225,6 +254,23 @@ export class PaneStream {
       if ("bytes" in oldest.change) this.#pendingBytes -= oldest.change.bytes.length;
       this.#droppedThrough = oldest.index;
     }
+  }
+
+  /** Apply output, stopping where a tap wants to see the terminal. */
+  #write(emulator: PaneEmulator, bytes: Uint8Array): void {
+    if (this.#taps.size === 0) {
+      emulator.write(bytes);
+      return;
+    }
+    const stops = [...this.#taps].flatMap((tap) => tap.scan(bytes))
+      .sort((a, b) => a.offset - b.offset);
+    let done = 0;
+    for (const stop of stops) {
+      if (stop.offset > done) emulator.write(bytes.subarray(done, stop.offset));
+      done = Math.max(done, stop.offset);
+      stop.then(emulator);
+    }
+    if (done < bytes.length) emulator.write(bytes.subarray(done));
   }
 
   #notify(): void {

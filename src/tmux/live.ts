@@ -9,6 +9,7 @@
  * `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
+import { RunMarks } from "../live/frame.ts";
 import { PaneStream } from "../live/stream.ts";
 import { captureSeed } from "./capture.ts";
 import type { TmuxRunner } from "./command.ts";
@@ -117,6 +118,11 @@ export class LiveEngine implements LiveStatus {
   readonly #endedWhy = new Map<string, ToolError>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /**
+   * The busy marks: commands run_shell_command framed that are still running, per pane
+   * (docs/design.md §6.12). A marked pane's stream is kept while the mark lasts.
+   */
+  readonly runs: RunMarks = new RunMarks();
 
   constructor(
     ctx: TmuxReadContext,
@@ -322,7 +328,7 @@ export class LiveEngine implements LiveStatus {
     const open = this.#connections.size + this.#opening.size;
     if (open < this.#options.maxConnections) return;
     const idle = [...this.#connections.entries()]
-      .filter(([, c]) => !this.#streamsOf(c.client).some((s) => s.waiters > 0))
+      .filter(([, c]) => !this.#streamsOf(c.client).some((s) => s.inUse))
       .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
     if (idle.length === 0) {
       throw new ToolError(
@@ -490,7 +496,7 @@ export class LiveEngine implements LiveStatus {
   #sweep(): void {
     const now = Date.now();
     for (const stream of [...this.#byId.values()]) {
-      if (stream.waiters === 0 && now - stream.lastUsed > this.#options.streamTtlMs) {
+      if (!stream.inUse && now - stream.lastUsed > this.#options.streamTtlMs) {
         this.#drop(stream, "it was not used for too long");
       }
     }

@@ -1,0 +1,307 @@
+/**
+ * Framed commands (docs/design.md §7.9): how run_shell_command knows where a command's output
+ * begins and ends, and what it exited with, from the pane's own output stream.
+ *
+ * The pane's shell prints two invisible OSC sequences around the command, each carrying a
+ * per-call 128-bit nonce: `ESC ] 7735 ; tmux-mcp ; <nonce> ; start BEL` before it and
+ * `ESC ] 7735 ; tmux-mcp ; <nonce> ; exit ; <$?> BEL` after it. tmux and xterm.js ignore an OSC
+ * they do not know, so neither reaches a screen, a capture or a rendered read; the stream sees
+ * them in the raw bytes, possibly split across chunks, and reads the terminal's cursor row right
+ * after each (src/live/stream.ts applies the bytes up to that point first). The output is the
+ * rendered rows between the two.
+ *
+ * While a framed command runs, its pane is marked busy ({@link RunMarks}, docs/design.md §6.12).
+ * This module neither spawns nor speaks tmux.
+ */
+import type { ToolError } from "../errors.ts";
+import type { PaneEmulator } from "./emulator.ts";
+import type { OutputTap, PaneStream } from "./stream.ts";
+
+/** The OSC number of our frames: one no terminal we know of assigns (tmux 3.3a ignores it). */
+export const FRAME_OSC = 7735;
+
+/** A fresh 128-bit frame nonce (32 lowercase hex digits). */
+export function frameNonce(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(16)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/**
+ * The two `printf` formats a POSIX shell runs around the command: `start` takes no argument,
+ * `exit` takes `"$?"`. Only the escape notation (`\033`, `\007`) is in the text, so a shell that
+ * traces its commands (`set -x`) shows it as text, never as a frame.
+ */
+export function frameFormats(nonce: string): { start: string; exit: string } {
+  if (!/^[0-9a-f]{32}$/.test(nonce)) throw new Error("internal: not a frame nonce");
+  const head = `\\033]${FRAME_OSC};tmux-mcp;${nonce};`;
+  return { start: `${head}start\\007`, exit: `${head}exit;%d\\007` };
+}
+
+/** A frame found in the stream: where it ends in the chunk, and what it says. */
+export interface FrameEvent {
+  /** Offset in the chunk just past the frame's BEL. */
+  offset: number;
+  /** `start`, or the command's exit status. */
+  frame: "start" | { status: number };
+}
+
+/** Longest frame body after the prefix: `exit;` and up to three digits (`$?` is 0–255). */
+const MAX_BODY = 8;
+const BEL = 0x07;
+const ESC = 0x1b;
+
+/**
+ * Finds one nonce's frames in a byte stream fed chunk by chunk, a frame split across chunks
+ * included. Frames with another nonce, or malformed ones, are not frames.
+ */
+export class FrameScanner {
+  readonly #prefix: Uint8Array;
+  /** Bytes of the previous chunks that may begin a frame. */
+  #carry: Uint8Array = new Uint8Array(0);
+
+  constructor(nonce: string) {
+    this.#prefix = new TextEncoder().encode(`\x1b]${FRAME_OSC};tmux-mcp;${nonce};`);
+  }
+
+  /** The frames that end in `chunk`, in order. */
+  scan(chunk: Uint8Array): FrameEvent[] {
+    const base = this.#carry.length;
+    const data = base === 0 ? chunk : concat(this.#carry, chunk);
+    const events: FrameEvent[] = [];
+    let from = 0;
+    let pending = -1;
+    for (;;) {
+      const at = this.#find(data, from);
+      if (at < 0) break;
+      const body = at + this.#prefix.length;
+      const bel = data.indexOf(BEL, body);
+      if (bel < 0 && data.length - body <= MAX_BODY) {
+        pending = at;
+        break;
+      }
+      if (bel >= 0 && bel - body <= MAX_BODY) {
+        const text = String.fromCharCode(...data.subarray(body, bel));
+        const exit = /^exit;(\d{1,3})$/.exec(text);
+        if (text === "start") events.push({ offset: bel + 1 - base, frame: "start" });
+        else if (exit) events.push({ offset: bel + 1 - base, frame: { status: Number(exit[1]) } });
+      }
+      from = at + 1;
+    }
+    this.#carry = pending >= 0 ? data.slice(pending) : this.#prefixTail(data);
+    return events;
+  }
+
+  /** Where the prefix occurs in `data` at or after `from`, or -1. */
+  #find(data: Uint8Array, from: number): number {
+    const prefix = this.#prefix;
+    for (let at = data.indexOf(ESC, from); at >= 0; at = data.indexOf(ESC, at + 1)) {
+      if (at + prefix.length > data.length) return -1;
+      let i = 1;
+      while (i < prefix.length && data[at + i] === prefix[i]) i++;
+      if (i === prefix.length) return at;
+    }
+    return -1;
+  }
+
+  /** The longest end of `data` that begins the prefix (what a next chunk may complete). */
+  #prefixTail(data: Uint8Array): Uint8Array {
+    const prefix = this.#prefix;
+    for (let n = Math.min(prefix.length - 1, data.length); n > 0; n--) {
+      const start = data.length - n;
+      let i = 0;
+      while (i < n && data[start + i] === prefix[i]) i++;
+      if (i === n) return data.slice(start);
+    }
+    return new Uint8Array(0);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const all = new Uint8Array(a.length + b.length);
+  all.set(a);
+  all.set(b, a.length);
+  return all;
+}
+
+/** A command's rendered output and the rows that left the history before it could be read. */
+export interface RunOutput {
+  text: string;
+  missedRows: number;
+}
+
+/**
+ * Rows `start` … the last one holding the command's output, as text: the row of the terminal's
+ * cursor (or a row with text below it) counts when it holds text — output without a final
+ * newline — and not when the cursor waits at the start of an empty row.
+ */
+function outputRows(emulator: PaneEmulator, start: number): RunOutput {
+  const end = Math.max(emulator.cursorRow, emulator.lastTextRow());
+  const last = emulator.rowText(end) !== "" ? end : end - 1;
+  if (last < start) return { text: "", missedRows: 0 };
+  const from = Math.max(start, emulator.firstRow);
+  if (last < from) return { text: "", missedRows: from - start };
+  return { text: emulator.text(from, last), missedRows: from - start };
+}
+
+/** Who runs a framed command: the pane, its process and its shell when it was typed. */
+export interface RunOwner {
+  paneId: string;
+  generation: string;
+  /** The shell that read the line (`pane_current_command`), e.g. `bash`. */
+  shell: string;
+}
+
+/**
+ * One framed command, watching its pane's stream for its frames: where its output starts, and
+ * when it ended with which status. It stays on the stream after the call that started it returns
+ * (a timeout, a cancelled call), so its pane stays busy until the end frame comes.
+ */
+export class FramedRun implements OutputTap {
+  readonly paneId: string;
+  readonly generation: string;
+  readonly shell: string;
+  readonly nonce: string = frameNonce();
+  /**
+   * A key was pressed into the pane while the command ran (send_keys with a key name): the next
+   * busy check may find the command interrupted (docs/design.md §6.12).
+   */
+  keyPressed = false;
+  /** Called once the command ended (end frame) or its stream did. */
+  onSettled?: () => void;
+  readonly #scanner: FrameScanner;
+  #startRow: number | undefined;
+  #exit: (RunOutput & { status: number }) | undefined;
+  #lost: (RunOutput & { reason: ToolError }) | undefined;
+
+  constructor(owner: RunOwner) {
+    this.paneId = owner.paneId;
+    this.generation = owner.generation;
+    this.shell = owner.shell;
+    this.#scanner = new FrameScanner(this.nonce);
+  }
+
+  /** The shell printed the start frame: the command is running (or ran). */
+  get started(): boolean {
+    return this.#startRow !== undefined;
+  }
+
+  /** The end frame was seen: the command's status and output. */
+  get exit(): (RunOutput & { status: number }) | undefined {
+    return this.#exit;
+  }
+
+  /** The stream ended before the end frame: why, and the output until then. */
+  get lost(): (RunOutput & { reason: ToolError }) | undefined {
+    return this.#lost;
+  }
+
+  /** The end frame came or the stream ended: nothing more will be learned. */
+  get settled(): boolean {
+    return this.#exit !== undefined || this.#lost !== undefined;
+  }
+
+  scan(bytes: Uint8Array): Array<{ offset: number; then: (emulator: PaneEmulator) => void }> {
+    if (this.settled) return [];
+    return this.#scanner.scan(bytes).map(({ offset, frame }) => ({
+      offset,
+      then: (emulator: PaneEmulator) => {
+        if (this.settled) return;
+        if (frame === "start") {
+          this.#startRow ??= emulator.cursorRow;
+          return;
+        }
+        // An end frame without a start frame cannot be ours (the shell prints them in order).
+        if (this.#startRow === undefined) return;
+        this.#exit = { status: frame.status, ...outputRows(emulator, this.#startRow) };
+        this.onSettled?.();
+      },
+    }));
+  }
+
+  ended(reason: ToolError, emulator: PaneEmulator | undefined): void {
+    if (this.settled) return;
+    const output = emulator && this.#startRow !== undefined
+      ? outputRows(emulator, this.#startRow)
+      : { text: "", missedRows: 0 };
+    this.#lost = { reason, ...output };
+    this.onSettled?.();
+  }
+
+  /** The output so far, as the terminal shows it now ("" before the start frame). */
+  output(emulator: PaneEmulator | undefined): RunOutput {
+    if (this.#exit) return { text: this.#exit.text, missedRows: this.#exit.missedRows };
+    if (this.#lost) return { text: this.#lost.text, missedRows: this.#lost.missedRows };
+    if (!emulator || this.#startRow === undefined) return { text: "", missedRows: 0 };
+    return outputRows(emulator, this.#startRow);
+  }
+
+  /** The newest row of output holding text, for progress ("" when there is none yet). */
+  newestRow(emulator: PaneEmulator | undefined): string {
+    if (!emulator || this.#startRow === undefined) return "";
+    const end = Math.max(emulator.cursorRow, emulator.lastTextRow());
+    for (let row = end; row >= Math.max(this.#startRow, emulator.firstRow); row--) {
+      const text = emulator.rowText(row);
+      if (text !== "") return text;
+    }
+    return "";
+  }
+}
+
+/** What a busy check knows of a pane, from a fresh listing. */
+export interface PaneNow {
+  paneId: string;
+  generation: string;
+  dead: boolean;
+  currentCommand: string;
+}
+
+/**
+ * The busy marks: per pane, the framed command still running there (docs/design.md §6.12). One
+ * registry per live engine, so per tmux host: every MCP session sees the same marks.
+ */
+export class RunMarks {
+  readonly #runs = new Map<string, { run: FramedRun; stream: PaneStream }>();
+
+  /** Mark the pane busy with `run`, which from now on watches the stream's output. */
+  add(run: FramedRun, stream: PaneStream): void {
+    const previous = this.#runs.get(run.paneId);
+    if (previous) this.release(previous.run);
+    this.#runs.set(run.paneId, { run, stream });
+    run.onSettled = () => this.release(run);
+    stream.tap(run);
+  }
+
+  /** End a mark (its end frame came, its stream ended, or a check found it over). */
+  release(run: FramedRun): void {
+    const entry = this.#runs.get(run.paneId);
+    if (entry?.run !== run) return;
+    this.#runs.delete(run.paneId);
+    entry.stream.untap(run);
+  }
+
+  /**
+   * The framed command still running in this pane, if any. A mark ends here when its stream
+   * ended, when the pane died or was replaced, or when the pane's foreground program is the same
+   * shell again after a key was pressed into it (the command was interrupted and will print no
+   * end frame). The shell in the foreground alone proves nothing: it is also there while it runs
+   * a builtin loop or between two commands of a list.
+   */
+  pending(pane: PaneNow): FramedRun | undefined {
+    const entry = this.#runs.get(pane.paneId);
+    if (!entry) return undefined;
+    const { run, stream } = entry;
+    const over = run.settled || stream.ended !== undefined || pane.dead ||
+      pane.generation !== run.generation ||
+      (run.started && run.keyPressed && pane.currentCommand === run.shell);
+    if (!over) return run;
+    this.release(run);
+    return undefined;
+  }
+
+  /** Panes marked busy right now (tests check that nothing leaks). */
+  get size(): number {
+    return this.#runs.size;
+  }
+}
