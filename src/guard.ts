@@ -3,13 +3,17 @@
  * teardown may reach a pane. Each check runs immediately before the action, with the panes held
  * in the input queue, from a fresh listing — never from an earlier answer.
  *
- * Input (send_keys, send_keys_batch rows, paste_text), in the order the rules are checked:
+ * Input (send_keys, send_keys_batch rows, paste_text, run_shell_command), in the order the rules
+ * are checked:
  * - missing pane → `target_not_found`;
  * - dead pane, pane in a mode (copy mode…), pane with input disabled → `target_denied` (nothing
  *   would read the keys, or a mode would);
  * - pane running a tmux client of this same server (`tmux attach` inside it) → `target_denied`,
  *   whatever `force` says: the keys would reach the pane that client shows and tmux's own key
  *   bindings (prefix, then `:` opens a command prompt that runs shell commands);
+ * - pane (or, below, a synchronized partner) still running a command run_shell_command framed →
+ *   `busy` for text; key presses (a key name, one character, Enter) always pass, so C-c reaches
+ *   the command (docs/design.md §6.12);
  * - synchronized window: the cohort is the target plus every live pane of its window with
  *   `synchronize-panes` on — all of them receive the input (tmux 3.3a copies keys to partners not
  *   in a mode, with input on and visible under zoom; partners it skips right now are still
@@ -243,6 +247,34 @@ function checkNotNestedClient(pane: PaneFacts, via?: string): void {
   );
 }
 
+/** What an input call sends: text, or only key presses (a key name, one character, Enter). */
+export type InputKind = "text" | "keys";
+
+/**
+ * Refuse text to a pane where a command run_shell_command framed is still running
+ * (docs/design.md §6.12): that command, not the shell, would read it, or the shell would run it
+ * after. Key presses pass — C-c must reach the command — and are noted on the mark: an
+ * interrupted command prints no end frame, so the next check may find the shell back instead.
+ */
+function checkNotBusy(ctx: ActingContext, pane: PaneFacts, input: InputKind): void {
+  const run = ctx.live?.runs.pending(pane);
+  if (!run) return;
+  if (input === "keys") {
+    run.keyPressed = true;
+    return;
+  }
+  throw new ToolError(
+    "busy",
+    `pane ${pane.paneId} is still running a command started by run_shell_command: text sent ` +
+      "now would be read by that command",
+    {
+      hint: "Follow it with capture_since (pass the cursor run_shell_command returned, with " +
+        'waitMs) until it ends, or interrupt it with send_keys {keys: "C-c", enter: false}; ' +
+        "key names are always let through.",
+    },
+  );
+}
+
 /**
  * One row per pane. A window linked into several sessions is listed once per session; the pane
  * counts as watched if any of those sessions shows it.
@@ -267,6 +299,7 @@ export async function preflightInput(
   ctx: ActingContext,
   paneId: string,
   force: boolean,
+  input: InputKind = "text",
 ): Promise<InputTarget> {
   const snap = await snapshot(ctx.tmux, { windows: true, panes: { all: true } }, ctx.signal);
   const panes = mergeRows(snap.panes);
@@ -276,6 +309,7 @@ export async function preflightInput(
   }
   checkReadsInput(target);
   checkNotNestedClient(target);
+  checkNotBusy(ctx, target, input);
   const zoomed = snap.windows.some((w) => w.windowId === target.windowId && w.zoomed);
   const partners = target.synchronized
     ? [...panes.values()].filter((p) =>
@@ -296,6 +330,7 @@ export async function preflightInput(
   access.check(target, rules);
   for (const partner of partners) {
     checkNotNestedClient(partner, paneId);
+    checkNotBusy(ctx, partner, input);
     access.check(partner, { ...rules, via: paneId });
   }
   access.settle();
@@ -324,6 +359,7 @@ export async function withInputGuard<T>(
   paneId: string,
   force: boolean,
   send: (target: InputTarget) => Promise<T>,
+  input: InputKind = "text",
 ): Promise<T> {
   const queue = ctx.tmux.inputQueue;
   return await withConsent(ctx, async () => {
@@ -331,7 +367,7 @@ export async function withInputGuard<T>(
     for (let attempt = 1;; attempt++) {
       const release = await queue.acquire(hold, ctx.signal);
       try {
-        const target = await preflightInput(ctx, paneId, force);
+        const target = await preflightInput(ctx, paneId, force, input);
         const missing = target.checkedPaneIds.filter((id) => !hold.has(id));
         if (missing.length === 0) return await send(target);
         if (attempt >= COHORT_ATTEMPTS) {

@@ -15,6 +15,7 @@ import {
   ARGV_TEXT_BYTES,
   checkInputText,
   INPUT_MAX_BYTES,
+  isKeyName,
   pasteText,
   pressEnter,
   sendKeys,
@@ -64,6 +65,9 @@ async function sendOne(
 ): Promise<InputTarget> {
   const enter = op.enter ?? true;
   checkKeys(op.keys, enter);
+  // Key presses reach a pane busy with run_shell_command's command (C-c, q, y…); text does not.
+  const presses = op.keys === "" || [...op.keys].length === 1 ||
+    (!op.literal && isKeyName(op.keys));
   return await withInputGuard(ctx, op.paneId, op.force ?? false, async (target) => {
     await sendKeys(ctx.tmux, {
       paneId: op.paneId,
@@ -73,7 +77,7 @@ async function sendOne(
       enter,
     }, ctx.signal);
     return target;
-  });
+  }, presses ? "keys" : "text");
 }
 
 /**
