@@ -16,6 +16,7 @@ import { waitTools } from "./tools/waits.ts";
 import { channelTools } from "./tools/channels.ts";
 import { inspectTools } from "./tools/inspect.ts";
 import { inputTools } from "./tools/input.ts";
+import { runTools } from "./tools/run.ts";
 import { lifecycleTools } from "./tools/lifecycle.ts";
 import { manageNameTools } from "./tools/manage_names.ts";
 import { manageViewTools } from "./tools/manage_view.ts";
@@ -90,6 +91,7 @@ export const TOOLS: readonly ToolSpec[] = [
   ...manageViewTools,
   ...channelTools,
   ...inputTools,
+  ...runTools,
   ...lifecycleTools,
   ...teardownTools,
 ];

@@ -1,0 +1,145 @@
+/**
+ * run_shell_command: run one command in a pane's own shell and return its exact output and exit
+ * status in one call (docs/design.md §7.9). The pane is checked like send_keys's (§6.2) and held
+ * in the input queue only while the line is typed; from then until the command's end frame, its
+ * busy mark refuses text to the pane (§6.12).
+ */
+import { z } from "zod";
+import { ToolError } from "../errors.ts";
+import { withInputGuard } from "../guard.ts";
+import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
+import { paneIdSchema } from "../rows.ts";
+import { checkInputText, INPUT_MAX_BYTES } from "../tmux/input.ts";
+import { awaitRun, launchRun, POSIX_SHELLS } from "../tmux/run.ts";
+import { defineTool } from "../tool_spec.ts";
+import { ASK_TEXT, generationSchema, maxBytesSchema, maxLinesSchema } from "./common.ts";
+
+const { text: _text, ...boundedShape } = textResultShape;
+
+/** The run_shell_command manifest entry. */
+export const runTools = [
+  defineTool({
+    name: "run_shell_command",
+    toolset: "execute",
+    title: "Run a shell command in a pane",
+    description:
+      "Run one command in a pane's own shell and get, in one call, its exit status and " +
+      "its output — only the command's own output, as the terminal shows it (no echoed line, no " +
+      "prompt). The shell's state (working directory, variables, virtualenv) is used and kept; " +
+      "the command runs with your user's permissions. `command` is any text the shell accepts " +
+      "(quotes, $(), pipes, heredocs, several lines; up to 1 MiB); it runs with stdin from " +
+      "/dev/null, so use send_keys or paste_text for interactive programs (editors, REPLs, " +
+      "password prompts). The pane's foreground program must be an idle POSIX shell (" +
+      `${[...POSIX_SHELLS].join(", ")}); anything else, and a window with synchronize-panes on, ` +
+      "is refused (target_denied; force does not change that). The pane shows one short line " +
+      '`eval "$(tmux … save-buffer …)"` (typed with a leading space, which keeps it out of the ' +
+      "history where HISTCONTROL=ignorespace or HIST_IGNORE_SPACE is set) and then the output. " +
+      "`outcome`: completed (with `exitStatus`), timeout (the command goes on: follow it with " +
+      "capture_since and the returned `cursor`), pane_died or server_gone. Until the command " +
+      "ends, text to that pane (run_shell_command, send_keys text, paste_text, batch rows) is " +
+      'refused as busy; key names always pass, so {keys: "C-c", enter: false} interrupts it. ' +
+      "Cancelling the call stops the waiting, not the command. Output is bounded tail-first " +
+      "(`maxLines`, `maxBytes`). The guards of send_keys apply: refused for the pane this " +
+      "server runs in unless `force: true`, for a pane a person watches (force does not help), " +
+      `and for dead panes, panes in copy mode or with input disabled. ${ASK_TEXT}`,
+    input: z.object({
+      paneId: paneIdSchema,
+      command: z.string().min(1).max(INPUT_MAX_BYTES).describe(
+        "The command, as you would type it at the shell's prompt (several lines allowed).",
+      ),
+      timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
+        "How long to wait for the command to end. Default and maximum: the server's wait " +
+          "ceiling (30 s unless configured); a longer value is clamped (timeoutClamped).",
+      ),
+      maxLines: maxLinesSchema.optional(),
+      maxBytes: maxBytesSchema.optional(),
+      force: z.boolean().optional().describe(
+        "Allow the pane this server was started from (your own terminal). Does not allow panes " +
+          "a person is watching, nor a program other than a shell.",
+      ),
+      generation: generationSchema.optional(),
+    }).strict(),
+    output: z.object({
+      paneId: z.string(),
+      resolvedPaneIds: z.array(paneIdSchema).describe("The pane the command was typed into."),
+      outcome: z.enum(["completed", "timeout", "pane_died", "server_gone"]).describe(
+        "completed: the command ended (see exitStatus); timeout: it is still running; " +
+          "pane_died: the pane was killed or its shell exited; server_gone: tmux went away.",
+      ),
+      exitStatus: z.int().optional().describe("The command's exit status ($?), when completed."),
+      output: z.string().describe(
+        "The command's own output (stdout and stderr as the terminal shows them), without the " +
+          "typed line, the prompt or a final newline; for a timeout, what it printed so far.",
+      ),
+      ...boundedShape,
+      cursor: z.string().optional().describe(
+        "Pass it to capture_since (with waitMs) to follow the pane from here, e.g. after a timeout.",
+      ),
+      elapsedMs: z.int(),
+      timeoutMs: z.int(),
+      timeoutClamped: z.boolean(),
+      note: z.string().optional(),
+    }).strict(),
+    annotations: "execute",
+    capability: { reach: "pane-command", effects: "change", output: ["terminal-text"] },
+    handler: async (args, ctx) => {
+      const startedAt = Date.now();
+      const live = ctx.live;
+      if (!live) {
+        throw new ToolError(
+          "unsupported",
+          "run_shell_command needs live mode: it watches the pane's output for the end of the " +
+            "command, and this server runs with --no-live",
+          { hint: "Use send_keys and capture_pane, or ask a person to restart without --no-live." },
+        );
+      }
+      checkInputText(args.command, "command");
+      const asked = args.timeoutMs ?? ctx.config.waitMaxMs;
+      const timeoutMs = Math.min(asked, ctx.config.waitMaxMs);
+      const launched = await withInputGuard(
+        ctx,
+        args.paneId,
+        args.force ?? false,
+        (target) =>
+          launchRun(ctx.tmux, live, {
+            paneId: args.paneId,
+            command: args.command,
+            generation: args.generation,
+            cohort: target.checkedPaneIds,
+          }, ctx.signal),
+      );
+      const progress = ctx.progress;
+      const end = await awaitRun(ctx.tmux, launched, {
+        startedAt,
+        timeoutMs,
+        signal: ctx.signal,
+        onProgress: progress &&
+          ((elapsedMs, newestRow) =>
+            progress({
+              progress: elapsedMs,
+              total: timeoutMs,
+              message: `running for ${(elapsedMs / 1000).toFixed(1)} s` +
+                (newestRow ? `; newest line: ${newestRow.slice(0, 200)}` : ""),
+            })),
+      });
+      const { text, ...bounded } = textResult(end.text, {
+        lines: args.maxLines ?? TEXT_LIMITS.lines,
+        bytes: args.maxBytes ?? TEXT_LIMITS.bytes,
+        skippedRows: end.missedRows,
+      });
+      return {
+        paneId: args.paneId,
+        resolvedPaneIds: [args.paneId],
+        outcome: end.outcome,
+        ...(end.exitStatus === undefined ? {} : { exitStatus: end.exitStatus }),
+        output: text,
+        ...bounded,
+        ...(end.cursor ? { cursor: end.cursor } : {}),
+        elapsedMs: Date.now() - startedAt,
+        timeoutMs,
+        timeoutClamped: asked > ctx.config.waitMaxMs,
+        ...(end.note ? { note: end.note } : {}),
+      };
+    },
+  }),
+];
