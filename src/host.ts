@@ -12,6 +12,7 @@ import type { TmuxContext } from "./tmux/context.ts";
 import { LIVE_DEFAULTS, LiveEngine, type LiveOptions } from "./tmux/live.ts";
 import { PaneQueue } from "./tmux/pane_queue.ts";
 import { tmuxVersion } from "./tmux/queries.ts";
+import { ControlRoute } from "./tmux/route.ts";
 import { callerIdentity } from "./tmux/targets.ts";
 
 /** Options of {@link TmuxHost}. */
@@ -44,21 +45,40 @@ export class TmuxHost {
    * @internal
    */
   readonly channels: ChannelWaiters;
+  /**
+   * Ordinary commands over one control connection (docs/design.md §5.14); undefined with
+   * `--no-live` (for tests and the bench).
+   * @internal
+   */
+  readonly route?: ControlRoute;
   #closed = false;
 
   /** Build the host; nothing is started until a session calls a tool. */
   constructor(options: TmuxHostOptions) {
     const log = options.log ?? (() => {});
     const ownClientPids = new Set<number>();
+    // Which path each tmux call took, on stderr only (docs/design.md §5.14).
+    const debug = options.env("TMUX_MCP_DEBUG") === "1" ? log : undefined;
+    const runner = new TmuxRunner({
+      socket: options.config.socket,
+      env: options.env,
+      onNotice: log,
+      onDebug: debug,
+    });
     this.tmux = {
-      runner: new TmuxRunner({ socket: options.config.socket, env: options.env, onNotice: log }),
+      runner,
       caller: callerIdentity(options.env("TMUX"), options.env("TMUX_PANE")),
       ownClientPids,
       inputQueue: new PaneQueue(),
     };
+    const liveOptions = { ...LIVE_DEFAULTS, ...options.liveOptions };
     this.live = options.config.live
-      ? new LiveEngine(this.tmux, ownClientPids, { ...LIVE_DEFAULTS, ...options.liveOptions }, log)
+      ? new LiveEngine(this.tmux, ownClientPids, liveOptions, log)
       : undefined;
+    this.route = options.config.live
+      ? new ControlRoute(runner, ownClientPids, liveOptions, log)
+      : undefined;
+    runner.useControlPath(this.route);
     this.channels = new ChannelWaiters(this.tmux.runner);
   }
 
@@ -78,6 +98,7 @@ export class TmuxHost {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([this.live?.close(), this.channels.close()]);
+    this.tmux.runner.useControlPath(undefined);
+    await Promise.all([this.live?.close(), this.channels.close(), this.route?.close()]);
   }
 }

@@ -4,6 +4,10 @@
  * argv only (never a shell), `-u` always (UTF-8 output regardless of locale), the pinned socket on
  * every call, optional stdin, a deadline and an AbortSignal, central escaping of a trailing `;`,
  * and classification of failures into typed errors. See docs/design.md §5.1–§5.4 and §5.13.
+ *
+ * With live mode on, the host installs a {@link ControlPath} (src/tmux/route.ts): commands it can
+ * frame safely go over a control-mode connection instead, and everything else (and everything
+ * while that path is not ready) is spawned as before (docs/design.md §5.14).
  */
 import { classifyTmuxFailure, type Effects, preview, ToolError } from "../errors.ts";
 
@@ -26,6 +30,24 @@ export interface RunOptions {
   timeoutMs?: number;
   /** `possible` when the commands may change state, so failures say so. */
   effects?: Effects;
+}
+
+/** What one invocation printed; `error` when a command of the chain failed (see runPartial). */
+export interface PartialResult {
+  stdout: string;
+  error?: ToolError;
+}
+
+/**
+ * Another way to run commands than spawning tmux (the control channel, docs/design.md §5.14).
+ * It answers with the result, or with why the spawn path must run the commands instead — which
+ * it does only when nothing was executed, or only reads were (running a read twice is harmless).
+ */
+export interface ControlPath {
+  runPartial(
+    commands: readonly TmuxCommand[],
+    options: RunOptions,
+  ): Promise<PartialResult | string>;
 }
 
 /** Reads one environment variable; returns undefined when unset or not permitted. */
@@ -76,6 +98,14 @@ export interface TmuxRunnerOptions {
   /** Called once when the runner falls back to a reduced environment. */
   onNotice?: (message: string) => void;
   defaultTimeoutMs?: number;
+  /** Told which path each call took, and how long it took (`TMUX_MCP_DEBUG=1`); never results. */
+  onDebug?: (message: string) => void;
+}
+
+/** Options of a control-mode client. */
+export interface ControlSpawnOptions {
+  /** `attach -f` client flags, e.g. `no-output` (tmux 3.2+). */
+  clientFlags?: readonly string[];
 }
 
 /** Spawns tmux for one or more chained commands; one instance per server (no module state). */
@@ -85,12 +115,28 @@ export class TmuxRunner {
   #notice: (message: string) => void;
   #timeoutMs: number;
   #reducedEnv: Record<string, string> | undefined;
+  #control: ControlPath | undefined;
+  #debug: ((message: string) => void) | undefined;
 
   constructor(options: TmuxRunnerOptions) {
     this.socket = options.socket;
     this.#env = options.env;
     this.#notice = options.onNotice ?? (() => {});
     this.#timeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#debug = options.onDebug;
+  }
+
+  /** The deadline of a call that does not set its own, in milliseconds. */
+  get defaultTimeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /**
+   * Send the commands it can carry over `path` from now on (undefined: spawn everything). The host
+   * installs its control route when live mode is on (docs/design.md §5.14).
+   */
+  useControlPath(path: ControlPath | undefined): void {
+    this.#control = path;
   }
 
   /** The full argv (after `tmux`) for these commands: global flags, escaped args, bare `;`. */
@@ -122,7 +168,55 @@ export class TmuxRunner {
   async runPartial(
     commands: TmuxCommand | readonly TmuxCommand[],
     options: RunOptions = {},
-  ): Promise<{ stdout: string; error?: ToolError }> {
+  ): Promise<PartialResult> {
+    const list = isCommandList(commands) ? commands : [commands];
+    if (!this.#control || options.stdin !== undefined) {
+      if (!this.#debug) return await this.spawnPartial(list, options);
+      return await this.#timed("spawn", list, () => this.spawnPartial(list, options));
+    }
+    const control = this.#control;
+    let fallback = "";
+    const routed = await this.#timed("control", list, async () => {
+      const result = await control.runPartial(list, options);
+      if (typeof result === "string") fallback = result;
+      return result;
+    }, () => fallback);
+    if (typeof routed !== "string") return routed;
+    return await this.#timed(
+      `spawn (${routed})`,
+      list,
+      () => this.spawnPartial(list, options),
+    );
+  }
+
+  /** Run `fn`, telling the debug log which path it was, which commands and how long it took. */
+  async #timed<T>(
+    path: string,
+    list: readonly TmuxCommand[],
+    fn: () => Promise<T>,
+    declined: () => string = () => "",
+  ): Promise<T> {
+    if (!this.#debug) return await fn();
+    const started = performance.now();
+    let outcome = "";
+    try {
+      return await fn();
+    } catch (error) {
+      outcome = ` failed: ${error instanceof ToolError ? error.code : "internal"}`;
+      throw error;
+    } finally {
+      // Command names only: arguments may hold text an agent typed.
+      const names = list.map((c) => c[0]).join(",");
+      const ms = (performance.now() - started).toFixed(3);
+      if (!declined()) this.#debug(`tmux: ${path} ${ms} ms ${names}${outcome}`);
+    }
+  }
+
+  /** {@link runPartial} on the spawn path only: one tmux process for the whole chain. */
+  async spawnPartial(
+    commands: TmuxCommand | readonly TmuxCommand[],
+    options: RunOptions = {},
+  ): Promise<PartialResult> {
     const args = this.argv(commands);
     const effects = options.effects ?? "none";
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
@@ -190,12 +284,22 @@ export class TmuxRunner {
    * Start a persistent control-mode client (`tmux -C attach -t $N`) with the same socket and
    * environment policy as every other invocation. The caller owns the child and must end it.
    */
-  spawnControl(sessionId: string): Deno.ChildProcess {
+  spawnControl(sessionId: string, options: ControlSpawnOptions = {}): Deno.ChildProcess {
     if (!/^\$\d+$/.test(sessionId)) throw new Error("internal: control attach needs a session id");
-    return this.#spawnChild(["-u", ...socketArgs(this.socket), "-C", "attach", "-t", sessionId], {
-      stdin: "piped",
-      stderr: "null",
-    });
+    const flags = options.clientFlags ?? [];
+    if (flags.some((f) => !/^[a-z-]+$/.test(f))) throw new Error("internal: bad client flag");
+    return this.#spawnChild(
+      [
+        "-u",
+        ...socketArgs(this.socket),
+        "-C",
+        "attach",
+        ...(flags.length ? ["-f", flags.join(",")] : []),
+        "-t",
+        sessionId,
+      ],
+      { stdin: "piped", stderr: "null" },
+    );
   }
 
   /**

@@ -8,9 +8,14 @@
  * be split across lines and are reassembled by the reader of the stream). `%layout-change`,
  * `%window-close` and `%subscription-changed` tell the live engine about resizes, closed panes
  * and replaced processes (docs/design.md §7.2–§7.3).
+ *
+ * A reply read by {@link ControlClient.command} ends at the `%end`/`%error` line that repeats its
+ * `%begin`'s "T N F": enough for replies that hold only ids and numbers (docs/design.md §5.11). A
+ * reply that may hold text a pane or program controls is read by {@link ControlClient.send}, with
+ * a {@link ReplyReader} that decides where it ends (src/tmux/route.ts, docs/design.md §5.14).
  */
 import { classifyTmuxFailure, ToolError } from "../errors.ts";
-import type { TmuxRunner } from "./command.ts";
+import type { ControlSpawnOptions, TmuxRunner } from "./command.ts";
 
 /**
  * Quote one argument for the control channel so it arrives literally: double quotes, with `\`,
@@ -106,9 +111,40 @@ export interface ControlHandlers {
   onExit?(pid: number): void;
 }
 
+/**
+ * Reads one reply made of several blocks, line by line, and decides where it ends; the framing
+ * argument of docs/design.md §5.14 lives in its implementation (src/tmux/route.ts).
+ */
+export interface ReplyReader {
+  /** The line is about to be written to tmux: from now on it may have been executed. */
+  sent(): void;
+  /**
+   * One line of the reply, its first `%begin` included. Returns true once the reply is complete;
+   * throws a {@link FramingError} when the line cannot belong to it.
+   */
+  line(text: string): boolean;
+}
+
+/**
+ * Output on a strict connection that no honest tmux could have sent there: the connection is
+ * dropped, since nothing read after it could be trusted.
+ */
+export class FramingError extends Error {}
+
+/** Options of {@link ControlClient.open}. */
+export interface ControlOpenOptions extends ControlSpawnOptions {
+  /**
+   * Once attached, any block that is not a reply to our own commands (a hook's output) drops the
+   * connection: a connection whose replies carry pane text expects nothing else (§5.14).
+   */
+  strict?: boolean;
+}
+
 interface Pending {
   resolve(lines: string[]): void;
-  reject(error: ToolError): void;
+  reject(error: Error): void;
+  /** Reads the reply instead of the block matcher (see {@link ControlClient.send}). */
+  reader?: ReplyReader;
 }
 
 interface Block {
@@ -141,6 +177,13 @@ export class ControlClient {
   #stderr = "";
   /** The last failure tmux reported for a command not ours (e.g. the attach itself). */
   #foreignError = "";
+  /** The pending whose reader is reading a reply right now. */
+  #reading: Pending | undefined;
+  #strict = false;
+  /** Blocks that answered no command of ours; the first is the attach itself. */
+  #foreignBlocks = 0;
+  /** Settles when the attach has been answered (or the connection ended). */
+  readonly #attached = Promise.withResolvers<void>();
   readonly #done: Promise<void>;
 
   private constructor(sessionId: string, child: Deno.ChildProcess, handlers: ControlHandlers) {
@@ -164,13 +207,16 @@ export class ControlClient {
     runner: TmuxRunner,
     sessionId: string,
     handlers: ControlHandlers,
+    options: ControlOpenOptions = {},
   ): Promise<ControlClient> {
-    const child = runner.spawnControl(sessionId);
+    const child = runner.spawnControl(sessionId, options);
     handlers.onSpawn?.(child.pid);
     const client = new ControlClient(sessionId, child, handlers);
+    client.#strict = options.strict ?? false;
     try {
-      // The attach itself is answered by the first block; a no-op proves we are attached.
-      await client.command(["display-message", "-p", ""]);
+      // A no-op proves the channel answers; the attach is answered by a block of its own, which
+      // may come before or after the no-op's (checked: tmux may read our line first).
+      await Promise.all([client.command(["display-message", "-p", ""]), client.#attached.promise]);
     } catch (error) {
       await client.close();
       throw error;
@@ -238,6 +284,57 @@ export class ControlClient {
       this.#writes = this.#writes.then(() => this.#writer.write(encoder.encode(line))).catch(() =>
         this.#lost("could not write to the tmux client")
       );
+    });
+  }
+
+  /**
+   * Write one command line (already quoted by the caller, without its newline) and let `reader`
+   * read the reply from its first `%begin` on, until it says the reply is complete. A reader that
+   * throws drops the connection: every later reply would be read out of place. As with
+   * {@link command}, a call given up (signal) keeps its place, and a reply that does not arrive
+   * within `timeoutMs` drops the connection.
+   */
+  send(
+    line: string,
+    reader: ReplyReader,
+    signal?: AbortSignal,
+    timeoutMs = COMMAND_TIMEOUT_MS,
+  ): Promise<void> {
+    if (this.#closed) {
+      return Promise.reject(new ToolError("server_gone", "the control connection is closed"));
+    }
+    if (line.includes("\n")) throw new Error("internal: a control line holds a newline");
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        fn();
+      };
+      const onAbort = () =>
+        settle(() => reject(new ToolError("cancelled", "the call was cancelled")));
+      const timer = setTimeout(() => {
+        settle(() =>
+          reject(new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`))
+        );
+        this.#lost("a reply did not arrive in time");
+        this.#closing = true;
+        this.#terminate();
+      }, timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.push({
+        reader,
+        resolve: () => settle(resolve),
+        reject: (error) => settle(() => reject(error)),
+      });
+      const bytes = encoder.encode(line + "\n");
+      this.#writes = this.#writes.then(() => {
+        // Counted as sent before the write: once it starts, tmux may run part of it.
+        if (!this.#closed) reader.sent();
+        return this.#closed ? undefined : this.#writer.write(bytes);
+      }).catch(() => this.#lost("could not write to the tmux client"));
     });
   }
 
@@ -314,12 +411,16 @@ export class ControlClient {
   }
 
   #line(bytes: Uint8Array): void {
+    // Nothing read after the connection ended (or stopped making sense) is trusted.
+    if (this.#closed) return;
+    if (this.#reading) return this.#read(this.#reading, decoder.decode(bytes));
     if (this.#block) {
       const text = decoder.decode(bytes);
       const end = /^%(end|error) (.*)$/.exec(text);
       if (end && end[2] === this.#block.key) {
         const block = this.#block;
         this.#block = undefined;
+        if (!block.ours) this.#attached.resolve();
         if (block.ours) this.#finish(end[1] === "error", block.lines);
         else if (end[1] === "error") this.#foreignError = block.lines.join("\n");
       } else {
@@ -342,7 +443,18 @@ export class ControlClient {
     const begin = /^%begin (\d+ \d+ (\d+))$/.exec(text);
     if (begin) {
       // Flag 1 marks replies to this client's own commands (the attach block has flag 0).
-      this.#block = { key: begin[1], ours: (Number(begin[2]) & 1) === 1, lines: [] };
+      const ours = (Number(begin[2]) & 1) === 1;
+      if (!ours && ++this.#foreignBlocks > 1 && this.#strict) {
+        return this.#broken("output that is not a reply to our commands (a hook?)");
+      }
+      const head = this.#pending[0];
+      // Replies come in the order the commands were written: this one is the oldest pending's.
+      if (ours && head?.reader) {
+        this.#reading = head;
+        return this.#read(head, text);
+      }
+      if (ours && this.#strict && !head) return this.#broken("a reply nobody asked for");
+      this.#block = { key: begin[1], ours, lines: [] };
       return;
     }
     // `%layout-change @W layout visible-layout flags` (the last two since tmux 3.1).
@@ -358,6 +470,37 @@ export class ControlClient {
     if (text.startsWith("%exit")) this.#lost(text.slice(5).trim() || "tmux ended the connection");
   }
 
+  /** Hand a line to the reader of the reply in progress; it says when the reply is complete. */
+  #read(pending: Pending, text: string): void {
+    let done: boolean;
+    try {
+      done = pending.reader!.line(text);
+    } catch (error) {
+      return this.#broken(error instanceof Error ? error.message : String(error));
+    }
+    if (!done) return;
+    this.#reading = undefined;
+    this.#pending.shift();
+    pending.resolve([]);
+  }
+
+  /**
+   * The output stopped making sense: fail every pending call with a {@link FramingError} and kill
+   * the client, reading nothing more from it.
+   */
+  #broken(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#reading = undefined;
+    this.#attached.resolve();
+    for (const pending of this.#pending.splice(0)) {
+      pending.reject(new FramingError(reason));
+    }
+    this.#closing = true;
+    this.#terminate();
+    this.#handlers.onClose(this, `framing: ${reason}`, false);
+  }
+
   #finish(failed: boolean, lines: string[]): void {
     const pending = this.#pending.shift();
     if (!pending) return;
@@ -369,6 +512,9 @@ export class ControlClient {
   #lost(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#reading = undefined;
+    // The probe's rejection below says why the attach did not happen.
+    this.#attached.resolve();
     const detail = (this.#stderr.trim() || this.#foreignError).trim();
     const failure = detail ? classifyTmuxFailure(detail) : undefined;
     for (const pending of this.#pending.splice(0)) {
