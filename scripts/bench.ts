@@ -22,9 +22,9 @@ import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
 const FLOOD_SECONDS = Number(Deno.env.get("BENCH_FLOOD_SECONDS") ?? 15);
 const BASELINE = Deno.env.get("BENCH_BASELINE");
-/** Sections to run: any of latency, memory, flood, screenshot (comma-separated; all by default). */
+/** Sections to run: any of latency, run, memory, flood, screenshot (comma-separated; all by default). */
 const ONLY = new Set(
-  (Deno.env.get("BENCH_ONLY") ?? "latency,memory,flood,screenshot").split(","),
+  (Deno.env.get("BENCH_ONLY") ?? "latency,run,memory,flood,screenshot").split(","),
 );
 /** Clock ticks per second in /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
 const CLOCK_TICKS = 100;
@@ -173,6 +173,36 @@ async function waitForTextWake(
     cursor = data.cursor;
   }
   return stat(wakes);
+}
+
+/**
+ * The round trip of run_shell_command "true" in an idle bash over stdio: the line typed, the
+ * shell reading the command back through tmux, its end frame seen, the reply.
+ */
+async function runRoundTrip(entry: string): Promise<Stat> {
+  const fx = await TmuxFixture.start({
+    session: "bench",
+    command: "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=screen PS1='$ ' HISTFILE=/dev/null " +
+      "bash --norc --noprofile",
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+    try {
+      return await time(ITERATIONS, async () => {
+        const reply = await client.callTool({
+          name: "run_shell_command",
+          arguments: { paneId: "%0", command: "true" },
+        });
+        const data = reply.structuredContent as { outcome?: string };
+        if (data.outcome !== "completed") throw new Error(`run: ${JSON.stringify(reply)}`);
+      });
+    } finally {
+      await close();
+    }
+  } finally {
+    await fx.close();
+  }
 }
 
 /**
@@ -451,6 +481,14 @@ for (const panes of ONLY.has("latency") ? [4, 50] : []) {
 if (rows.length > 0) {
   console.log("panes mode     call                    p50 ms   p95 ms  x spawn  x control");
   for (const row of rows) console.log(row);
+}
+
+if (ONLY.has("run")) {
+  const run = report.runShellCommand = await runRoundTrip(MAIN);
+  console.log(
+    `\nrun_shell_command "true" in bash over stdio: p50 ${run.p50.toFixed(1)} ms, ` +
+      `p95 ${run.p95.toFixed(1)} ms`,
+  );
 }
 
 const builds: Array<[string, string]> = [["now", MAIN], ...(BASELINE ? [["before", BASELINE]] : [])]
