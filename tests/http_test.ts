@@ -414,7 +414,8 @@ httpTest(
 httpTest(
   "asking the person works over HTTP: the question goes out on the call's SSE stream, the answer comes back by POST",
   async () => {
-    await using fx = await TmuxFixture.start({ command: "cat" });
+    // Raw mode: the ^D that `script` sends when its stdin ends is a byte to cat, not end of input.
+    await using fx = await TmuxFixture.start({ command: "stty raw -echo; exec cat" });
     const detach = await fx.attachPerson("main");
     const served = serve(fx);
     const answers = [CHOICES.once, CHOICES.deny];
