@@ -26,6 +26,7 @@ const READ = [
   "src/tmux/targets.ts",
   "src/tmux/live.ts",
   "src/live/",
+  "src/render/",
 ];
 
 /** What each toolset may import beyond {@link SHARED}. */
