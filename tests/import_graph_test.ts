@@ -33,7 +33,13 @@ const READ = [
 const ALLOWED: Record<Toolset, readonly string[]> = {
   inspect: READ,
   manage: [...READ, "src/guard.ts", "src/tmux/manage.ts"],
-  execute: [...READ, "src/guard.ts", "src/tmux/input.ts", "src/tmux/lifecycle.ts"],
+  execute: [
+    ...READ,
+    "src/guard.ts",
+    "src/tmux/input.ts",
+    "src/tmux/lifecycle.ts",
+    "src/tmux/run.ts",
+  ],
   teardown: [...READ, "src/guard.ts", "src/tmux/teardown.ts"],
 };
 
