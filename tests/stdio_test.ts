@@ -165,6 +165,16 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
         { pattern: "no such text", regex: true },
         (r) => assertEquals(r.panesSearched, 1),
       ],
+      [
+        "wait_for_text",
+        { paneId: "%0", patterns: ["never printed"], timeoutMs: 50 },
+        (r) => assertEquals(r.outcome, "timeout"),
+      ],
+      [
+        "screenshot_pane",
+        { paneId: "%0" },
+        (r) => assertEquals([r.columns, r.pixelWidth], [80, 800]),
+      ],
       // Input tools, into the `sleep` pane (which never reads it).
       [
         "send_keys",
