@@ -68,6 +68,8 @@ export interface InputTarget {
   resolvedPaneIds: string[];
   /** Every pane checked: the receivers plus synchronized partners tmux skips at the moment. */
   checkedPaneIds: string[];
+  /** The addressed pane as the preflight's listing showed it (its program, generation…). */
+  pane: PaneFacts;
 }
 
 /** What {@link accessRefusal} enforces for one pane. */
@@ -341,6 +343,7 @@ export async function preflightInput(
     windowId: target.windowId,
     resolvedPaneIds: [paneId, ...partners.filter(receives).map((p) => p.paneId)],
     checkedPaneIds: [paneId, ...partners.map((p) => p.paneId)],
+    pane: target,
   };
 }
 

@@ -263,6 +263,8 @@ export interface PaneNow {
  */
 export class RunMarks {
   readonly #runs = new Map<string, { run: FramedRun; stream: PaneStream }>();
+  /** The tmux server's socket path as the panes' shells reach it, once read (src/tmux/run.ts). */
+  socketPath?: string;
 
   /** Mark the pane busy with `run`, which from now on watches the stream's output. */
   add(run: FramedRun, stream: PaneStream): void {

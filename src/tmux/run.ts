@@ -28,7 +28,7 @@ import type { TmuxContext, TmuxReadContext } from "./context.ts";
 import { flag, int, nonce, parseRows, rowFormat, separators } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
 import type { LiveEngine } from "./live.ts";
-import { checkGeneration, generationOf, paneArg, paneNotFound } from "./targets.ts";
+import { checkGeneration, generationOf, paneArg } from "./targets.ts";
 
 /** Foreground programs run_shell_command types into: POSIX-family shells. */
 export const POSIX_SHELLS: ReadonlySet<string> = new Set([
@@ -48,26 +48,24 @@ const PANE_CHECK_MS = 1_000;
 /** How often progress is reported at most. */
 export const PROGRESS_MS = 500;
 
-/** What staging reads of the pane, in one tmux call: ids, numbers, the program and the socket. */
+/** What a waiting call reads of the pane: ids, numbers and the program. */
 const RUN_TARGET = rowFormat("R", {
   paneId: "pane_id",
   panePid: "pane_pid",
   serverPid: "pid",
   currentCommand: "pane_current_command",
   dead: "pane_dead",
-  socketPath: "socket_path",
 });
 
-/** The pane a command would run in, as tmux sees it now. */
+/** The pane a command runs in, as tmux sees it now. */
 export interface RunPane {
   paneId: string;
   generation: string;
   currentCommand: string;
   dead: boolean;
-  socketPath: string;
 }
 
-/** Read the pane's program, process and server socket; undefined when there is no such pane. */
+/** Read the pane's program and process; undefined when there is no such pane. */
 export async function runPane(
   ctx: TmuxReadContext,
   paneId: string,
@@ -87,8 +85,22 @@ export async function runPane(
     generation: generationOf(int(row.serverPid), int(row.panePid)),
     currentCommand: row.currentCommand,
     dead: flag(row.dead),
-    socketPath: row.socketPath,
   };
+}
+
+/**
+ * The server's socket as a pane's shell reaches it (`#{socket_path}`, whatever `-L`/`-S` chose).
+ * It cannot change for one runner, so it is read once per host and kept with the marks.
+ */
+async function socketPath(
+  ctx: TmuxReadContext,
+  live: LiveEngine,
+  signal?: AbortSignal,
+): Promise<string> {
+  live.runs.socketPath ??= (await ctx.runner.run(["display-message", "-p", "#{socket_path}"], {
+    signal,
+  })).replace(/\n$/, "");
+  return live.runs.socketPath;
 }
 
 /** A value as one POSIX shell word: single quotes, each `'` written as `'\''`. */
@@ -131,12 +143,13 @@ export function runScript(
   ].join("\n");
 }
 
-/** What a run is asked to do. */
+/** What a run is asked to do, and the pane as the input preflight just listed it. */
 export interface RunRequest {
-  paneId: string;
+  /** The pane: its id, process generation and foreground program. */
+  pane: Pick<RunPane, "paneId" | "generation" | "currentCommand">;
   command: string;
   generation?: string;
-  /** Every pane input to `paneId` reaches (from the input preflight): more than one is refused. */
+  /** Every pane input to it reaches (from the input preflight): more than one is refused. */
   cohort: readonly string[];
 }
 
@@ -150,9 +163,10 @@ export interface Launched {
 }
 
 /**
- * Check the pane (one process, a POSIX shell in the foreground, not synchronized), follow its
- * stream, mark it busy and type the line. Call it with the pane held in the input queue, after
- * the input preflight. Refusals: `target_denied`, `stale_target`, `target_not_found`.
+ * Check the pane (its process, a POSIX shell in the foreground, not synchronized), follow its
+ * stream, mark it busy and type the line. Call it with the pane held in the input queue, right
+ * after the input preflight, with what that listing showed. Refusals: `target_denied`,
+ * `stale_target`, `unsupported`.
  */
 export async function launchRun(
   ctx: TmuxContext,
@@ -160,7 +174,8 @@ export async function launchRun(
   request: RunRequest,
   signal?: AbortSignal,
 ): Promise<Launched> {
-  const { paneId } = request;
+  const { pane } = request;
+  const paneId = pane.paneId;
   if (request.cohort.length > 1) {
     throw new ToolError(
       "target_denied",
@@ -172,8 +187,6 @@ export async function launchRun(
       },
     );
   }
-  const pane = await runPane(ctx, paneId, signal);
-  if (!pane) throw paneNotFound(paneId);
   checkGeneration(pane, request.generation);
   if (!POSIX_SHELLS.has(pane.currentCommand)) {
     throw new ToolError(
@@ -188,8 +201,9 @@ export async function launchRun(
       },
     );
   }
+  const socket = await socketPath(ctx, live, signal);
   // deno-lint-ignore no-control-regex -- a newline would end the typed line early
-  if (/[\0-\x1f\x7f]/.test(pane.socketPath)) {
+  if (/[\0-\x1f\x7f]/.test(socket)) {
     throw new ToolError(
       "unsupported",
       "the tmux socket's path holds a control character, which cannot be typed on one line",
@@ -204,19 +218,13 @@ export async function launchRun(
   }
   const run = new FramedRun({ paneId, generation: pane.generation, shell: pane.currentCommand });
   const buffer = `${BUFFER_PREFIX}${nonce()}`;
-  const script = runScript(
-    pane.currentCommand,
-    pane.socketPath,
-    buffer,
-    run.nonce,
-    request.command,
-  );
+  const script = runScript(pane.currentCommand, socket, buffer, run.nonce, request.command);
   live.runs.add(run, stream);
   try {
     await ctx.runner.run([
       ["load-buffer", "-b", buffer, "-"],
       ["send-keys", "-t", paneArg(paneId), "C-u"],
-      ["send-keys", "-l", "-t", paneArg(paneId), "--", typedLine(pane.socketPath, buffer)],
+      ["send-keys", "-l", "-t", paneArg(paneId), "--", typedLine(socket, buffer)],
       ["send-keys", "-t", paneArg(paneId), "Enter"],
     ], { effects: "possible", stdin: new TextEncoder().encode(script), signal });
   } catch (error) {

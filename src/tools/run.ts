@@ -102,7 +102,7 @@ export const runTools = [
         args.force ?? false,
         (target) =>
           launchRun(ctx.tmux, live, {
-            paneId: args.paneId,
+            pane: target.pane,
             command: args.command,
             generation: args.generation,
             cohort: target.checkedPaneIds,
