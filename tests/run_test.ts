@@ -237,7 +237,7 @@ Deno.test("run_shell_command: stdin is empty, 20,000 lines are bounded and discl
   }
 });
 
-Deno.test("run_shell_command: two calls at once on two panes each get their own output", async () => {
+Deno.test("run_shell_command: two calls at once on two panes each get their own output; on one pane the second is busy", async () => {
   await using fx = await server();
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
@@ -248,6 +248,65 @@ Deno.test("run_shell_command: two calls at once on two panes each get their own 
     ]);
     assertEquals([ra.output, ra.exitStatus, ra.resolvedPaneIds], ["from-a", 4, [a]]);
     assertEquals([rb.output, rb.exitStatus, rb.resolvedPaneIds], ["from-b\nb-again", 0, [b]]);
+
+    const both = await Promise.all(
+      ["first", "second"].map((word) =>
+        client.callTool({
+          name: "run_shell_command",
+          arguments: { paneId: a, command: `sleep 0.3; echo ${word}` },
+        })
+      ),
+    );
+    const done = both.filter((r) => !r.isError).map((r) => (r.structuredContent as Ran).output);
+    const refused = both.filter((r) => r.isError).map((r) =>
+      (r.structuredContent as { error: { code: string } }).error.code
+    );
+    assertEquals([done.length, refused], [1, ["busy"]]);
+    assertMatch(done[0], /^(first|second)$/);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("run_shell_command: a shell that cannot read the command back (no tmux on its PATH) has it withdrawn, and the pane is free", async () => {
+  await using fx = await server();
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const pane = (await fx.tmux(
+      "new-window",
+      "-d",
+      "-t",
+      "=run:",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `env -i PATH=${fx.dir} HOME=${fx.dir} TERM=screen PS1='$ ' /bin/bash --norc --noprofile`,
+    )).trim();
+    assert(await eventually(async () => (await screen(fx, pane)).includes("$")), "prompt");
+    const ran = await run(client, pane, "echo never", { timeoutMs: 200 });
+    assertEquals([ran.outcome, ran.output], ["timeout", ""]);
+    assertMatch(ran.note ?? "", /did not start the command .* withdrawn and will not run/);
+    assert(ran.elapsedMs >= 2000 && ran.elapsedMs < 4000, `${ran.elapsedMs} ms`);
+    assertEquals(await fx.tmux("list-buffers"), "", "the buffer was deleted");
+    // The mark ended with it: text goes through.
+    await ok(client, "send_keys", { paneId: pane, keys: "echo free" });
+    assert(await eventually(async () => (await screen(fx, pane)).includes("\nfree")), "typed");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("run_shell_command: the tmux server killed mid-command is server_gone, and the MCP server keeps serving", async () => {
+  await using fx = await server();
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const pane = await shellPane(fx, "bash");
+    setTimeout(() => fx.tmux("kill-server").catch(() => {}), 400);
+    const ran = await run(client, pane, "echo started; sleep 30", { timeoutMs: 10_000 });
+    assertEquals(ran.outcome, "server_gone");
+    assert(ran.elapsedMs < 3000, `${ran.elapsedMs} ms`);
+    const listed = await ok<{ sessions: unknown[] }>(client, "list_sessions");
+    assertEquals(listed.sessions, []);
   } finally {
     await close();
   }
