@@ -3,6 +3,8 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { clipText, TEXT_LIMITS } from "../results.ts";
+import { type PaneStream, parseCursor } from "../live/stream.ts";
+import type { LiveEngine } from "../tmux/live.ts";
 
 /** A session reference: `$N` or an exact name (never a prefix or pattern). */
 export const sessionRefSchema = z.string().min(1).max(256).describe(
@@ -131,4 +133,34 @@ export function matchText(line: string, at: number): string {
   if (line.length <= PATTERN_LIMITS.matchText) return line;
   const from = Math.max(0, Math.min(at - 100, line.length - PATTERN_LIMITS.matchText));
   return clipText(line.slice(from), PATTERN_LIMITS.matchText);
+}
+
+/**
+ * The live stream a cursor (the ltxc1 cursor, docs/design.md §1.6) names and the read offset it
+ * carries, once checked: the stream is alive (else why it ended, or `stale_cursor`), belongs to
+ * `paneId`, and still describes the pane (docs/design.md §7.3).
+ */
+export async function cursorStream(
+  live: LiveEngine,
+  cursor: string,
+  paneId: string,
+  signal: AbortSignal,
+): Promise<{ stream: PaneStream; offset: number }> {
+  const { streamId, offset } = parseCursor(cursor);
+  const stream = live.find(streamId);
+  if (!stream) {
+    throw live.endedReason(streamId) ??
+      new ToolError(
+        "stale_cursor",
+        "this cursor's stream is gone (unused for 5 minutes, server restarted, or pane replaced)",
+      );
+  }
+  if (stream.paneId !== paneId) {
+    throw new ToolError(
+      "stale_cursor",
+      `this cursor belongs to ${stream.paneId}'s stream, not ${paneId}'s`,
+    );
+  }
+  await live.verify(stream, signal);
+  return { stream, offset };
 }

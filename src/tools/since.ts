@@ -7,12 +7,12 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { readFrom, readScreen } from "../live/read.ts";
-import { CURSOR_PATTERN, formatCursor, parseCursor } from "../live/stream.ts";
+import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { paneIdSchema } from "../rows.ts";
-import { maxBytesSchema, maxLinesSchema, sleep } from "./common.ts";
+import { cursorStream, maxBytesSchema, maxLinesSchema, sleep } from "./common.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
@@ -135,22 +135,7 @@ export const sinceTools = [
         };
       }
 
-      const { streamId, offset } = parseCursor(args.cursor);
-      const stream = live.find(streamId);
-      if (!stream) {
-        throw live.endedReason(streamId) ??
-          new ToolError(
-            "stale_cursor",
-            "this cursor's stream is gone (unused for 5 minutes, server restarted, or pane replaced)",
-          );
-      }
-      if (stream.paneId !== args.paneId) {
-        throw new ToolError(
-          "stale_cursor",
-          `this cursor belongs to ${stream.paneId}'s stream, not ${args.paneId}'s`,
-        );
-      }
-      await live.verify(stream, ctx.signal);
+      const { stream, offset } = await cursorStream(live, args.cursor, args.paneId, ctx.signal);
       // A pane closed during the wait ends the stream at once (the engine watches layouts).
       const read = await readFrom(stream, offset, timeoutMs, ctx.signal, quietMs);
       if (read.outcome === "timeout") await live.verify(stream, ctx.signal);

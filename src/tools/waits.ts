@@ -20,7 +20,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { readScreen, waitForLine } from "../live/read.ts";
-import { CURSOR_PATTERN, formatCursor, parseCursor } from "../live/stream.ts";
+import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
 import { byteLength, clipText, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";
@@ -29,6 +29,7 @@ import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import {
   compilePattern,
+  cursorStream,
   type Find,
   generationSchema,
   matchText,
@@ -263,24 +264,7 @@ export const waitTools = [
           stream = await live.join(args.paneId, ctx.signal);
           offset = readScreen(stream).offset;
         } else {
-          const parsed = parseCursor(args.cursor);
-          stream = live.find(parsed.streamId);
-          if (!stream) {
-            throw live.endedReason(parsed.streamId) ??
-              new ToolError(
-                "stale_cursor",
-                "this cursor's stream is gone (unused for 5 minutes, server restarted, or pane " +
-                  "replaced)",
-              );
-          }
-          if (stream.paneId !== args.paneId) {
-            throw new ToolError(
-              "stale_cursor",
-              `this cursor belongs to ${stream.paneId}'s stream, not ${args.paneId}'s`,
-            );
-          }
-          await live.verify(stream, ctx.signal);
-          offset = parsed.offset;
+          ({ stream, offset } = await cursorStream(live, args.cursor, args.paneId, ctx.signal));
         }
         checkGeneration(stream, args.generation);
         const pane = { paneId: stream.paneId, generation: stream.generation, streaming: true };
