@@ -202,3 +202,17 @@ Deno.test("output held while the seed is captured is applied after it, from the 
   assertEquals(s.emulator!.screenRows(), ["before the capture", "after", ""]);
   assertEquals([s.seedRace, s.position], [false, 25]);
 });
+
+Deno.test("two reads that end at one stream position keep a cursor each", () => {
+  const s = stream();
+  s.receive(bytes("one\r\ntwo\r\n"));
+  const stoppedEarly = { resume: 1, top: 0, prints: new Uint32Array(), last: 1 };
+  const readToEnd = { resume: 2, top: 0, prints: new Uint32Array(), last: 1 };
+  const first = s.remember(stoppedEarly);
+  const second = s.remember(readToEnd);
+  assert(first !== second, "a second cursor, not the first one's offset");
+  assertEquals(s.recall(first), stoppedEarly);
+  assertEquals(s.recall(second), readToEnd);
+  s.receive(bytes("three\r\n"));
+  assert(s.remember(readToEnd) > second, "offsets only grow");
+});

@@ -79,6 +79,8 @@ export class PaneStream {
   #seedRace = false;
   readonly #scrollback: number;
   readonly #marks = new Map<number, ReadMark>();
+  /** The largest offset a cursor was given. */
+  #lastOffset = -1;
   #wake = new Set<(error?: ToolError) => void>();
   readonly #taps = new Set<OutputTap>();
   #ended: ToolError | undefined;
@@ -186,9 +188,17 @@ export class PaneStream {
     this.#notify();
   }
 
-  /** Remember where a read left the rows; returns the offset its cursor carries. */
+  /**
+   * Remember where a read left the rows; returns the offset its cursor carries: the bytes
+   * received so far, or — when another read already ended at that position with a different
+   * mark (a wait that stopped above the last line, then a read to the end) — the next offset
+   * no cursor has, so neither cursor takes the other's place.
+   */
   remember(mark: ReadMark): number {
-    const offset = this.#received;
+    let offset = this.#received;
+    const held = this.#marks.get(offset);
+    if (held !== undefined && held !== mark) offset = Math.max(offset, this.#lastOffset) + 1;
+    this.#lastOffset = Math.max(this.#lastOffset, offset);
     this.#marks.delete(offset);
     this.#marks.set(offset, mark);
     while (this.#marks.size > READ_MEMORY) this.#marks.delete(this.#marks.keys().next().value!);
