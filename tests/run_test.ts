@@ -320,11 +320,11 @@ Deno.test("run_shell_command: a timeout leaves the command running, text is refu
     const clamped = await run(client, pane, "true", { timeoutMs: 60_000 });
     assertEquals([clamped.timeoutMs, clamped.timeoutClamped], [5000, true]);
 
-    const slow = await run(client, pane, "echo begun; sleep 1.2; echo finished", {
-      timeoutMs: 300,
+    const slow = await run(client, pane, "echo begun; sleep 1.5; echo finished", {
+      timeoutMs: 600,
     });
     assertEquals([slow.outcome, slow.exitStatus, slow.output], ["timeout", undefined, "begun"]);
-    assert(slow.elapsedMs >= 300 && slow.elapsedMs < 1000, `${slow.elapsedMs} ms`);
+    assert(slow.elapsedMs >= 600 && slow.elapsedMs < 1400, `${slow.elapsedMs} ms`);
     assert(slow.cursor, "a cursor to follow the pane");
 
     const again = await fails(client, "run_shell_command", { paneId: pane, command: "echo x" });
@@ -525,8 +525,11 @@ Deno.test("run_shell_command: a pane killed mid-command, or whose shell exits as
 
     const exiting = await shellPane(fx, "bash");
     const exited = await run(client, exiting, "echo bye; exit 3", { timeoutMs: 10_000 });
-    // An interactive bash says "exit" as it leaves.
-    assertEquals([exited.outcome, exited.output], ["pane_died", "bye\nexit"]);
+    // An interactive bash says "exit" as it leaves. tmux drops a control client's output still
+    // queued for a pane that no longer exists, so the last words of a pane that closes at once
+    // may be missing (docs/design.md §7.9; 2 runs in 20 under load).
+    assertEquals(exited.outcome, "pane_died");
+    assertMatch(exited.output, /^(bye(\nexit)?)?$/);
 
     // A pane kept dead by remain-on-exit ends no stream: the call looks at the pane itself.
     const kept = await shellPane(fx, "bash");

@@ -32,11 +32,15 @@ export function frameNonce(): string {
  * The two `printf` formats a POSIX shell runs around the command: `start` takes no argument,
  * `exit` takes `"$?"`. Only the escape notation (`\033`, `\007`) is in the text, so a shell that
  * traces its commands (`set -x`) shows it as text, never as a frame.
+ *
+ * After the start frame, `\r` and erase-to-end-of-line empty the row the output starts on: dash
+ * reads lines through the terminal's own echo, which shows a line typed ahead before the prompt
+ * it follows, so that prompt can land on this row.
  */
 export function frameFormats(nonce: string): { start: string; exit: string } {
   if (!/^[0-9a-f]{32}$/.test(nonce)) throw new Error("internal: not a frame nonce");
   const head = `\\033]${FRAME_OSC};tmux-mcp;${nonce};`;
-  return { start: `${head}start\\007`, exit: `${head}exit;%d\\007` };
+  return { start: `${head}start\\007\\r\\033[K`, exit: `${head}exit;%d\\007` };
 }
 
 /** A frame found in the stream: where it ends in the chunk, and what it says. */
