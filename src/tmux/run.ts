@@ -17,8 +17,9 @@
  *   `-` (`-bash` reads `bash`), and it is the shell itself while the shell runs a builtin.
  * - Unknown OSC numbers reach control clients in `%output` unchanged and are dropped by tmux's
  *   own parser: no capture and no client ever shows them.
- * - `printf '\033]…\007'` prints the escape in all three shells; `eval '…' </dev/null` runs
- *   builtins (`cd`, assignments, `exit`) in the shell itself, so its state is used and kept.
+ * - `printf '\033]…\007'` prints the escape in all three shells; `command eval '…' </dev/null`
+ *   (zsh: `eval` in a try-block) runs builtins (`cd`, assignments, `exit`) in the shell itself, so
+ *   its state is used and kept (see {@link runScript} for why `command`).
  */
 import { preview, ToolError } from "../errors.ts";
 import { FramedRun, frameFormats } from "../live/frame.ts";
