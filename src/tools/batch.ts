@@ -34,7 +34,7 @@ export const BATCHABLE = [
 export const RESPONSE_LIMIT = 1_000_000;
 
 const onErrorSchema = z.enum(["stop", "continue"]).describe(
-  "Whether a failed operation ends the batch. Defaults to stop.",
+  "Default stop: a failing row ends it.",
 );
 
 const nestedResultSchema = z.object({
@@ -69,14 +69,9 @@ function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
   const variants = BATCHABLE.flatMap((name) => {
     const spec = effective.find((t) => t.name === name);
     if (!spec) return [];
-    return [
-      z.object({
-        arguments: spec.input.describe(
-          `Arguments for \`${name}\`, exactly the shape it takes when called on its own.`,
-        ).optional(),
-        tool: z.literal(name).describe(`Run \`${name}\` as this step of the batch.`),
-      }).strict(),
-    ];
+    // No prose per variant: the tool's own entry describes its arguments, and the operations'
+    // description says once that they are that tool's own.
+    return [z.object({ arguments: spec.input.optional(), tool: z.literal(name) }).strict()];
   });
   const item = variants.length === 0
     ? z.never()
@@ -86,7 +81,7 @@ function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
   return z.object({
     onError: onErrorSchema.optional(),
     operations: z.array(item).min(1).max(16).describe(
-      "The read-only tool calls to run, in order, in one approval.",
+      "Each takes the arguments of its tool called on its own.",
     ),
   }).strict();
 }
@@ -149,16 +144,9 @@ export const batchTools = [
     name: "call_read_tools_batch",
     toolset: "inspect",
     title: "Run read-only tools in a batch",
-    description: "Run up to 16 inspect tools serially in one call, for instance listing panes " +
-      "and then capturing three of them. One approval of this call covers every nested call: the nested " +
-      "tools are not approved separately (only read-only inspect tools are allowed, and they " +
-      "accept no executable input). Each row runs through the same validation and errors as a " +
-      "direct call and carries that call's whole result; a row with bad arguments fails as a " +
-      "row. onError: stop (default) ends at the first failing row (`stoppedAt`), continue runs " +
-      "them all. The response stays under 1,000,000 bytes: the largest nested results are " +
-      "replaced by null (`resultTruncated`, `truncated`, `truncatedBytes`) and every attempted " +
-      "row is kept. The text block is the same envelope as compact JSON, each nested result once " +
-      "(its structured data). Returned pane text is data and may be sensitive.",
+    description: "Run up to 16 read-only inspect calls in order in one call. One approval of " +
+      "this call covers every nested call. Each row carries its call's result or error; past " +
+      "1,000,000 bytes the largest become null.",
     input: z.object({
       onError: onErrorSchema.optional(),
       operations: z.array(

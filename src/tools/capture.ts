@@ -44,28 +44,15 @@ export const captureTools = [
     name: "capture_pane",
     toolset: "inspect",
     title: "Capture pane text",
-    description: "Read a pane's text (no escape sequences), bounded and tail-first: the newest " +
-      "lines win and `truncated`, `truncatedLines`, `truncatedBytes` say what was dropped. " +
-      "Default: the visible screen, at most 200 lines and 65,536 bytes. `start`/`end` use " +
-      "tmux's line scale: 0 is the top row of the visible screen and negative numbers reach " +
-      "back into the scrollback (-100 = 100 lines above the screen). `end` does NOT count from " +
-      "the bottom: `end: -1` is the line just above the screen, not the last line. To read the " +
-      "last 500 lines of history plus the screen, pass `start: -500` and no `end`. A " +
-      `\`maxLines\` above ${CAPTURE_LINE_CEILING.toLocaleString("en-US")} is clamped ` +
-      "(`lineLimitClamped: true`; `lineLimit` says what applied). Pass `generation` from " +
-      "list_panes to fail with stale_target if the pane was replaced.",
+    description: "Read a pane's text (no colours): by default what its screen shows now. Lines " +
+      "count from 0 at the screen's top, negative ones into scrollback; `end: -1` is the line " +
+      "above the screen, not the last line. For the last 500 lines of history plus the screen, " +
+      "pass `start: -500` and no `end`.",
     input: z.object({
       paneId: paneIdSchema,
-      start: lineSchema.optional().describe(
-        "First line: 0 = top of the visible screen, negative = scrollback. Default 0.",
-      ),
-      end: lineSchema.optional().describe(
-        "Last line, same scale as start (not counted from the bottom: -1 is the line above " +
-          "the screen). Default: the last row of the screen.",
-      ),
-      joinWrapped: z.boolean().optional().describe(
-        "Join lines that tmux wrapped at the pane's width back into one line.",
-      ),
+      start: lineSchema.optional().describe("Default 0."),
+      end: lineSchema.optional().describe("Default: the screen's last line."),
+      joinWrapped: z.boolean().optional().describe("Join rows tmux wrapped."),
       maxLines: maxLinesSchema.optional(),
       maxBytes: maxBytesSchema.optional(),
       generation: generationSchema.optional(),
@@ -127,10 +114,8 @@ export const captureTools = [
     name: "snapshot_pane",
     toolset: "inspect",
     title: "Snapshot a pane",
-    description: "One call to understand a pane: its visible screen (bounded, newest lines " +
-      "kept) plus cursor position, size, whether it is in a mode (copy mode…) and its scroll " +
-      "position there, alternate screen (full-screen program), current command, dead/exit " +
-      "status and title — all read in a single tmux invocation, so they agree with each other.",
+    description: "A pane's screen plus its state at that instant: cursor, size, mode (copy mode) " +
+      "and scroll position, alternate screen, command, exit status, title.",
     input: z.object({ paneId: paneIdSchema, maxLines: maxLinesSchema.optional() }).strict(),
     output: paneStateSchema.extend(textResultShape).strict(),
     annotations: "inspect",

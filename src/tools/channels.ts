@@ -7,13 +7,10 @@ import { z } from "zod";
 import { defineTool } from "../tool_spec.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */
-const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/).describe(
-  "Channel name: 1 to 64 letters, digits, '_', '.' or '-', not starting with '-'.",
-);
+const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/);
 
-const WHEN = "Channels suit a script you control: end it with `tmux wait-for -S <channel>` " +
-  "(inside tmux the shell reaches the right server through $TMUX), or let another agent call " +
-  "signal_channel; to wait for what a program prints, use wait_for_text instead.";
+const WHEN = "For a script you control (ending with `tmux wait-for -S <channel>`) or another " +
+  "agent; for what a program prints, use wait_for_text.";
 
 /** The channel tools' manifest entries. */
 export const channelTools = [
@@ -21,18 +18,10 @@ export const channelTools = [
     name: "wait_for_channel",
     toolset: "manage",
     title: "Wait for a tmux channel",
-    description: "Block until a tmux wait-for channel is signalled — by a shell in a pane " +
-      "running `tmux wait-for -S <channel>`, or by signal_channel — or the wait ends. " +
-      `${WHEN} Outcomes: signalled, timeout, server_gone (the tmux server went away). As in ` +
-      "tmux, one signal sent while nobody waits is kept for the next wait (a second one is " +
-      "lost), and every waiter of a channel wakes on one signal. A timed-out or cancelled wait " +
-      "leaves this server's one waiter for that channel running, so the next wait still " +
-      "receives its signal. `timeoutMs` is clamped to the server's ceiling (`timeoutClamped`).",
+    description: "Wait for a signal on a tmux wait-for channel. " + WHEN,
     input: z.object({
       channel: channelSchema,
-      timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
-        "Wait at most this long; clamped to the server's ceiling. Default 30000 (or the ceiling).",
-      ),
+      timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Default 30000."),
     }).strict(),
     output: z.object({
       channel: z.string(),
@@ -65,11 +54,8 @@ export const channelTools = [
     toolset: "manage",
     title: "Signal a tmux channel",
     description:
-      "Signal a tmux wait-for channel (`tmux wait-for -S`): every waiter of it wakes — " +
-      "shells in panes blocked in `tmux wait-for <channel>` and wait_for_channel calls. With " +
-      "nobody waiting, tmux keeps one signal for the next waiter (a second is lost). " +
-      `${WHEN} \`waitersHere\` counts the wait_for_channel calls of this server that were ` +
-      "waiting (waiters in panes are not visible).",
+      "Signal a tmux wait-for channel: its waiters wake, or the next waiter if none waits. " +
+      WHEN,
     input: z.object({ channel: channelSchema }).strict(),
     output: z.object({
       channel: z.string(),

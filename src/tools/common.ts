@@ -6,36 +6,37 @@ import { clipText, TEXT_LIMITS } from "../results.ts";
 import { type PaneStream, parseCursor } from "../live/stream.ts";
 import type { LiveEngine } from "../tmux/live.ts";
 
+// The four argument schemas below carry no description: the server instructions (src/server.ts)
+// say once what session references, generations, maxLines and maxBytes mean, which costs the
+// model's context less than repeating it in every tool that takes them (and in the batch).
+
 /** A session reference: `$N` or an exact name (never a prefix or pattern). */
-export const sessionRefSchema = z.string().min(1).max(256).describe(
-  "Session id ($1) or exact session name.",
-);
+export const sessionRefSchema = z.string().min(1).max(256);
 
 /** A pane generation from list_panes, to refuse a pane that was replaced meanwhile. */
-export const generationSchema = z.string().min(1).max(128).describe(
-  "The generation list_panes gave for this pane; if the pane was replaced since, the call fails " +
-    "with stale_target instead of describing another process.",
-);
+export const generationSchema = z.string().min(1).max(128);
 
-/** `maxLines`: keep at most this many of the newest lines. */
-export const maxLinesSchema = z.int().positive().describe(
-  `Keep at most this many lines, the newest. Default ${TEXT_LIMITS.lines}.`,
-);
+/** `maxLines`: keep at most this many of the newest lines (default `TEXT_LIMITS.lines`). */
+export const maxLinesSchema = z.int().positive();
 
-/** `maxBytes`: keep at most this many UTF-8 bytes of text, the newest. */
-export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes).describe(
-  `Keep at most this many UTF-8 bytes of text, the newest. Default ${TEXT_LIMITS.bytes}, ` +
-    `at most ${TEXT_LIMITS.maxBytes}.`,
-);
+/** `maxBytes`: keep at most this many UTF-8 bytes of text, the newest (default `TEXT_LIMITS.bytes`). */
+export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes);
 
 /**
- * The sentence every guarded tool's description carries about asking the person
- * (docs/design.md §6.11).
+ * The pointer a guarded tool's description ends with. The rules themselves (docs/design.md §6)
+ * are said once, in the server instructions (src/server.ts), since every tool repeating them cost
+ * more of the model's context than any other text of the catalog.
  */
-export const ASK_TEXT =
-  "If your MCP client supports elicitation, a refusal whose only reason is a " +
-  "person watching (or your own pane without force) is first put to that person, and the call " +
-  "goes ahead only if they allow it.";
+export const GUARDED = "Guarded (see instructions).";
+
+/** The pointer of the view setters, which only the watched-window rule (§6.8) limits. */
+export const VIEW_GUARDED = "Refused where a person watches (target_denied).";
+
+/**
+ * Asking the person (docs/design.md §6.11), for descriptions that still mention it; the server
+ * instructions say how it works.
+ */
+export const ASK_TEXT = "A person may be asked to allow it (see instructions).";
 
 /** Sleep `ms`, ending at once with `cancelled` (carrying `effects`) if the call is cancelled. */
 export function sleep(

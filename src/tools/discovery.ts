@@ -74,9 +74,8 @@ export const discoveryTools = [
     name: "list_sessions",
     toolset: "inspect",
     title: "List tmux sessions",
-    description: "List every session of the tmux server: id ($N), name, window count, how many " +
-      "people are attached, creation time and start directory. Start here: later calls take " +
-      "the ids this returns. No server running gives an empty list with a note.",
+    description: "List sessions ($N): name, window count, people attached, creation time, start " +
+      "directory. Start here.",
     input: z.object({}).strict(),
     output: z.object({ sessions: z.array(sessionRowSchema), ...listingExtras }).strict(),
     annotations: "inspect",
@@ -96,13 +95,9 @@ export const discoveryTools = [
     name: "list_windows",
     toolset: "inspect",
     title: "List tmux windows",
-    description: "List windows with their ids (@N), index, name, session, size, pane count and " +
-      "whether each is its session's active or zoomed window. Give `session` ($N or the exact " +
-      "name) to list one session; names never match by prefix.",
+    description: "List windows (@N): index, name, session, size, pane count, active and zoomed.",
     input: z.object({
-      session: sessionRefSchema.optional().describe(
-        "Session id ($1) or exact session name. Omit for all sessions.",
-      ),
+      session: sessionRefSchema.optional(),
     }).strict(),
     output: z.object({ windows: z.array(windowRowSchema), ...listingExtras }).strict(),
     annotations: "inspect",
@@ -123,13 +118,11 @@ export const discoveryTools = [
     name: "list_panes",
     toolset: "inspect",
     title: "List tmux panes",
-    description: "List panes with their ids (%N) and a `generation` token, position and size, " +
-      "running command, working directory, dead/in-mode state, and two safety flags: " +
-      "`isCaller` (the pane this server runs in) and `isAttended` (a person is looking at it). " +
-      "Filter by `session` ($N or exact name) and/or `window` (@N).",
+    description: "List panes (%N): generation, position and size, command, directory, dead or in " +
+      "a mode, isCaller (this server's own pane) and isAttended (a person sees it).",
     input: z.object({
-      session: sessionRefSchema.optional().describe("Session id ($1) or exact session name."),
-      window: windowIdSchema.optional().describe("Window id, e.g. @1."),
+      session: sessionRefSchema.optional(),
+      window: windowIdSchema.optional(),
     }).strict(),
     output: z.object({ panes: z.array(paneRowSchema), ...listingExtras }).strict(),
     annotations: "inspect",

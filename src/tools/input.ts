@@ -12,7 +12,6 @@ import {
   withWindowGuard,
 } from "../guard.ts";
 import {
-  ARGV_TEXT_BYTES,
   checkInputText,
   INPUT_MAX_BYTES,
   isKeyName,
@@ -23,7 +22,7 @@ import {
 } from "../tmux/input.ts";
 import { type ActingContext, defineTool } from "../tool_spec.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
-import { ASK_TEXT, sleep } from "./common.ts";
+import { GUARDED, sleep } from "./common.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
@@ -36,10 +35,7 @@ const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as
 /** A pane id, described as the send_keys_batch contract describes it. */
 const stablePaneId = z.string().regex(/^%\d+$/).describe("Stable pane id, e.g. %1.");
 
-const forceSchema = z.boolean().describe(
-  "Allow the pane this server was started from (your own terminal). Does not allow panes a " +
-    "person is watching.",
-);
+const forceSchema = z.boolean().describe("Allow your own pane.");
 
 const sentSchema = z.object({
   paneId: z.string(),
@@ -99,39 +95,21 @@ function refuseUnbracketed(ctx: ActingContext, panes: readonly string[]): void {
   );
 }
 
-const GUARD_TEXT = "Refused (target_denied) for the pane this server runs in unless " +
-  "`force: true`; for a pane a person is watching unless a person started the server with " +
-  "--allow-watched-panes (force does not help); and for dead panes, panes in copy mode and " +
-  "panes whose input is disabled. In a window with synchronize-panes on, the input reaches every " +
-  `synchronized pane: all are checked and listed in \`resolvedPaneIds\`. ${ASK_TEXT}`;
-
 /** The input tools' manifest entries. */
 export const inputTools = [
   defineTool({
     name: "send_keys",
     toolset: "execute",
     title: "Type or press keys in a pane",
-    description: "Type text or press a key in a pane, as a person at the keyboard would; a " +
-      "shell that receives it runs it with your user's permissions. `keys` is ONE tmux key " +
-      "name or a text: a key name spelled exactly as tmux does (C-c, M-x, Escape, Enter, Up, " +
-      "Down, Tab, BTab, Space, BSpace, Home, End, PPage, NPage, F1–F12…) is pressed; any other " +
-      'string — "end", "^c", "0x41" included — is typed as it is. Enter is pressed afterwards ' +
-      "unless `enter: false`. Examples: " +
-      '`{keys: "ls -la"}` types the command and runs it; `{keys: "C-c", enter: false}` ' +
-      'interrupts the running program; `{keys: "Up", enter: false}` recalls the previous shell ' +
-      "command; `literal: true` types the text even when it spells a key name. Text arrives " +
-      "byte-exact — quotes, $, backslashes, a trailing ;, tabs, newlines, Unicode — and text " +
-      `over ${ARGV_TEXT_BYTES} bytes is delivered through a private paste buffer. For long ` +
-      `multi-line text prefer paste_text. ${GUARD_TEXT}`,
+    description: "Press a key or type text in a pane. `keys` is ONE tmux key name spelled " +
+      "exactly (C-c, Escape, Enter, Up, Tab, F1…), which is pressed, or else text, typed as is " +
+      '("end", "^c" are text). Enter follows unless `enter: false`. Interrupt with `{keys: ' +
+      '"C-c", enter: false}`. For long multi-line text use paste_text. ' + GUARDED,
     input: z.object({
       paneId: paneIdSchema,
-      keys: z.string().max(INPUT_MAX_BYTES).describe(
-        'One key name ("C-c", "Escape", "Up", "F5") to press, or text to type.',
-      ),
-      literal: z.boolean().optional().describe(
-        "Type keys as text even if it spells a key name. Default false.",
-      ),
-      enter: z.boolean().optional().describe("Press Enter afterwards. Default true."),
+      keys: z.string().max(INPUT_MAX_BYTES),
+      literal: z.boolean().optional().describe("Type even a key name as text."),
+      enter: z.boolean().optional().describe("Default true."),
       force: forceSchema.optional(),
     }).strict(),
     output: z.object({ ...sentSchema, sent: z.literal(true) }).strict(),
@@ -146,14 +124,8 @@ export const inputTools = [
     name: "send_keys_batch",
     toolset: "execute",
     title: "Send keys to several panes in order",
-    description: "Run up to 64 send_keys operations in order, each against its own pane; a shell " +
-      "that receives them runs them with your user's permissions. Each row is checked " +
-      "immediately before it is sent (its own pane and synchronized partners, exactly as " +
-      "send_keys checks them), so one refused row does not depend on another. " +
-      '`onError: "stop"` (default) ends the batch at the first failing row; `"continue"` ' +
-      "sends the rest. The result counts `completed` rows, lists `failures` as " +
-      '{index, reason: "code: message"} and, for every row sent, the panes it reached ' +
-      `(\`targets\`). Indexes count from 0. ${ASK_TEXT}`,
+    description: "Run up to 64 send_keys rows in order, each checked just before it is sent. " +
+      GUARDED,
     input: z.object({
       onError: z.enum(["stop", "continue"]).optional().describe(
         "Whether a failed operation ends the batch. Defaults to stop.",
@@ -208,29 +180,13 @@ export const inputTools = [
     name: "paste_text",
     toolset: "execute",
     title: "Paste text into a pane",
-    description: "Paste text into a pane the way a terminal pastes it — for long or multi-line " +
-      "text (code, heredocs, prompts for a REPL or TUI); a shell that receives it runs it with " +
-      "your user's permissions. The text (up to 1 MiB) goes through a private, uniquely named " +
-      "tmux buffer loaded from stdin and deleted right after, so it arrives whole and intact; " +
-      "newlines (LF or CRLF) arrive as a terminal sends them (one carriage return each), " +
-      "wrapped in bracketed-paste markers when the program asked for them (bash, zsh, most " +
-      "editors and REPLs do): then nothing runs before Enter, because markers inside the text " +
-      "are removed until none remain. A program that did not ask for bracketed paste gets the " +
-      "text as typed lines, so a shell there runs each complete line at once; tmux cannot tell " +
-      "which mode a program is in, but when capture_since follows the pane and its program turned " +
-      "bracketed paste off, a multi-line paste with `enter: false` is refused (target_denied). " +
-      "With `enter: true` (default false) Enter is pressed " +
-      `${PASTE_ENTER_DELAY_MS} ms after the paste, because programs that debounce pastes ` +
-      "swallow an Enter that arrives with it; the pane is checked again before that Enter. " +
-      `Returns the UTF-8 byte count pasted. ${GUARD_TEXT}`,
+    description: "Paste long or multi-line text into a pane as a terminal does. A program with " +
+      "bracketed paste on (bash, zsh, most REPLs) runs nothing before Enter; any other gets " +
+      "typed lines, so a shell runs each at once. " + GUARDED,
     input: z.object({
       paneId: paneIdSchema,
-      text: z.string().min(1).max(INPUT_MAX_BYTES).describe(
-        "The text to paste, at most 1 MiB of UTF-8.",
-      ),
-      enter: z.boolean().optional().describe(
-        `Press Enter ${PASTE_ENTER_DELAY_MS} ms after the paste. Default false.`,
-      ),
+      text: z.string().min(1).max(INPUT_MAX_BYTES),
+      enter: z.boolean().optional().describe(`Press Enter ${PASTE_ENTER_DELAY_MS} ms after.`),
       force: forceSchema.optional(),
     }).strict(),
     output: z.object({
@@ -278,16 +234,11 @@ export const inputTools = [
     name: "set_synchronize_panes",
     toolset: "execute",
     title: "Synchronize a window's panes",
-    description: "Turn synchronize-panes on or off for a whole window (@N). While it is on, ALL " +
-      "future input to any pane of that window — from you and from a person typing — goes to " +
-      "EVERY pane of the window at once. Pane-level overrides are cleared, so every pane follows " +
-      "the setting. Input tools then check every synchronized pane and report them in " +
-      "`resolvedPaneIds`. Turning it on is refused (target_denied) for a window a person is " +
-      "watching unless the server runs with --allow-watched-panes, and for the window holding " +
-      `this server's own pane unless \`force: true\`; turning it off is always allowed. ${ASK_TEXT}`,
+    description: "Turn synchronize-panes on or off: while on, ALL input to any pane of the " +
+      "window goes to EVERY pane. Turning it on is guarded (see instructions).",
     input: z.object({
       windowId: windowIdSchema,
-      enabled: z.boolean().describe("true: every pane receives all input; false: each its own."),
+      enabled: z.boolean(),
       force: forceSchema.optional(),
     }).strict(),
     output: z.object({ windowId: z.string(), enabled: z.boolean() }).strict(),

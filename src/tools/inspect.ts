@@ -52,11 +52,8 @@ export const inspectTools = [
     name: "get_server_info",
     toolset: "inspect",
     title: "tmux server info",
-    description: "Describe the tmux server this MCP server is pinned to: tmux version, socket " +
-      "path, server pid, whether it is running, counts of sessions, windows, panes and clients " +
-      "(and how many clients are people), and whether this MCP server itself runs inside it " +
-      "(`insideThisServer`, `callerPaneId`). A server that is not running is `alive: false`, not " +
-      "an error.",
+    description: "The tmux server in use: version, socket, pid, counts of sessions, windows, " +
+      "panes, clients and people, and whether this MCP server runs inside it (callerPaneId).",
     input: z.object({}).strict(),
     output: z.object({
       version: z.string().describe("tmux's version, e.g. 3.3a."),
@@ -121,8 +118,8 @@ export const inspectTools = [
     name: "get_session_info",
     toolset: "inspect",
     title: "Session details",
-    description: "Describe one session ($N or its exact name): ids, name, creation time, how " +
-      "many people are attached, its active window, start directory, and its windows.",
+    description: "One session: name, creation time, people attached, start directory, active " +
+      "window and its windows.",
     input: z.object({ session: sessionRefSchema }).strict(),
     output: sessionRowSchema.extend({
       activeWindowId: z.string(),
@@ -154,8 +151,7 @@ export const inspectTools = [
     name: "get_window_info",
     toolset: "inspect",
     title: "Window details",
-    description: "Describe one window (@N): size, layout string, whether a pane is zoomed, the " +
-      "active pane, and its panes (full pane rows with generation, isCaller, isAttended).",
+    description: "One window: size, layout string, zoom, active pane and its panes.",
     input: z.object({ windowId: windowIdSchema }).strict(),
     output: windowFactsSchema.extend({
       activePaneId: z.string().nullable(),
@@ -183,10 +179,8 @@ export const inspectTools = [
     name: "get_pane_info",
     toolset: "inspect",
     title: "Pane details",
-    description: "Describe one pane (%N): the full pane row (generation, size, position, " +
-      "command, path, dead/in-mode, isCaller, isAttended) plus scrollback size and limit, exit " +
-      "status of a dead pane, and whether the alternate screen (a full-screen program) is on. " +
-      "Pass `generation` to make sure it is still the pane you saw.",
+    description: "One pane's row plus scrollback size and limit, exit status if dead, and " +
+      "whether a full-screen program (alternate screen) is on.",
     input: z.object({ paneId: paneIdSchema, generation: generationSchema.optional() }).strict(),
     output: paneInfoSchema,
     annotations: "inspect",
@@ -204,14 +198,11 @@ export const inspectTools = [
     name: "find_pane_by_position",
     toolset: "inspect",
     title: "Pane at a window corner",
-    description: "Find the pane occupying a corner of a window (@N): top-left, top-right, " +
-      "bottom-left or bottom-right, computed from pane geometry. In a zoomed window the zoomed " +
-      "pane fills every corner.",
+    description: 'Which pane is at a corner of a window: for "the left pane" or "the ' +
+      'bottom-right one".',
     input: z.object({
       windowId: windowIdSchema,
-      corner: z.enum(["top-left", "top-right", "bottom-left", "bottom-right"]).describe(
-        "Which corner of the window to resolve.",
-      ),
+      corner: z.enum(["top-left", "top-right", "bottom-left", "bottom-right"]),
     }).strict(),
     output: z.object({
       found: z.boolean(),
@@ -243,17 +234,12 @@ export const inspectTools = [
     name: "get_tmux_variables",
     toolset: "inspect",
     title: "Read tmux format variables",
-    description: "Resolve up to 32 tmux format variables (bare names such as " +
-      "pane_current_command or window_zoomed_flag — not #{…} syntax) for a pane, or for tmux's " +
-      "current pane when paneId is omitted. Unknown names resolve to an empty string. tmux " +
-      "would answer a name of an environment variable (hidden ones included) with its value; " +
-      "those are withheld (listed in `withheld`), and so is any name containing TOKEN, SECRET, " +
-      "PASSWORD, PASSWD, KEY, CREDENTIAL, AUTH or COOKIE, since the environment often carries " +
-      `credentials. Values are cut at ${VARIABLE_VALUE_CHARS} characters (\`truncated\`).`,
+    description: "Resolve tmux format variables by bare name (pane_current_command, not #{…}) " +
+      "for a pane or tmux's current one. Environment and secret-looking names are withheld.",
     input: z.object({
       names: z.array(
         z.string().regex(VARIABLE_NAME).max(64),
-      ).min(1).max(32).describe("Variable names, e.g. pane_current_command."),
+      ).min(1).max(32),
       paneId: paneIdSchema.optional(),
     }).strict(),
     output: z.object({

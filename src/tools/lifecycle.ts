@@ -15,7 +15,7 @@ import {
   splitWindow,
 } from "../tmux/lifecycle.ts";
 import { defineTool } from "../tool_spec.ts";
-import { ASK_TEXT, generationSchema, sessionRefSchema } from "./common.ts";
+import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
 const META = {
   reach: "configured-process",
@@ -23,21 +23,10 @@ const META = {
   output: ["metadata"],
 } as const;
 
-const sessionNameSchema = z.string().min(1).max(256).describe(
-  'Session name, stored literally (#, #{…} and #(…) stay text). Not ":" or "."; not $ plus digits.',
-);
-const windowNameSchema = z.string().min(1).max(256).describe(
-  "Window name, stored literally (#, #{…} and #(…) stay text).",
-);
-const startDirectorySchema = z.string().min(1).max(4096).describe(
-  "Absolute path of an existing directory for the shell to start in. A directory that does " +
-    "not exist is refused (tmux would silently use another one).",
-);
-const selectSchema = z.boolean().describe(
-  "Make the new one current (the window a session shows, the pane a window types into). " +
-    "Default false: nobody's view changes. Refused (target_denied) where a person is watching, " +
-    `unless the server runs with --allow-watched-panes. ${ASK_TEXT}`,
-);
+const sessionNameSchema = z.string().min(1).max(256);
+const windowNameSchema = z.string().min(1).max(256);
+const startDirectorySchema = z.string().min(1).max(4096).describe("Existing absolute path.");
+const selectSchema = z.boolean().describe("Make it current; refused where a person watches.");
 
 const createdShape = {
   paneId: paneIdSchema.describe("The new pane's id."),
@@ -47,9 +36,6 @@ const createdShape = {
       "could not read it).",
   ),
 };
-
-const SHELL_TEXT = "The new pane runs your default shell (tmux's default-command or " +
-  "default-shell); use run_shell_command or send_keys to run things in it.";
 
 /** The fields every creation reports, from what tmux read back. */
 function created(pane: CreatedPane) {
@@ -66,20 +52,14 @@ export const lifecycleTools = [
     name: "create_session",
     toolset: "execute",
     title: "Create a tmux session",
-    description: "Create a new detached session — your own place to work, which no person is " +
-      "looking at. Starts the tmux server when none is running (on the configured socket), " +
-      "without this server's configuration variables (TMUX_MCP_*, LIBTMUX_*) in its " +
-      "environment. Names are stored exactly as given. Returns the new session, window and " +
-      `pane ids and the pane's generation, read back from tmux. ${SHELL_TEXT}`,
+    description: "Create a detached session: your own place to work, which no person sees (tmux " +
+      "starts if needed). Its pane runs your default shell.",
     input: z.object({
-      name: sessionNameSchema.optional().describe(
-        "Session name (default: tmux numbers it). Stored literally; must not contain : or . " +
-          "and must not look like a session id ($3).",
-      ),
+      name: sessionNameSchema.optional().describe('Literal; no ":" or ".".'),
       windowName: windowNameSchema.optional(),
       startDirectory: startDirectorySchema.optional(),
-      width: z.int().min(1).max(10_000).optional().describe("Columns (default 80)."),
-      height: z.int().min(1).max(10_000).optional().describe("Rows (default 24)."),
+      width: z.int().min(1).max(10_000).optional().describe("Default 80."),
+      height: z.int().min(1).max(10_000).optional().describe("Default 24."),
     }).strict(),
     output: z.object({
       sessionId: z.string(),
@@ -105,20 +85,13 @@ export const lifecycleTools = [
     name: "create_window",
     toolset: "execute",
     title: "Create a window",
-    description: "Create a window in a session ($N or exact name), by default in the background " +
-      "(`select: false`) so a person's view does not jump. Placed at the session's next free " +
-      "index, or right after or before a window of the same session. Returns its ids, index " +
-      `and the new pane's generation, read back from tmux. ${SHELL_TEXT}`,
+    description: "Create a window in a session, in the background.",
     input: z.object({
       session: sessionRefSchema,
       name: windowNameSchema.optional(),
       startDirectory: startDirectorySchema.optional(),
-      afterWindowId: windowIdSchema.optional().describe(
-        "Insert right after this window of the session.",
-      ),
-      beforeWindowId: windowIdSchema.optional().describe(
-        "Insert right before this window of the session.",
-      ),
+      afterWindowId: windowIdSchema.optional(),
+      beforeWindowId: windowIdSchema.optional(),
       select: selectSchema.optional(),
     }).strict(),
     output: z.object({
@@ -148,17 +121,14 @@ export const lifecycleTools = [
     name: "split_window",
     toolset: "execute",
     title: "Split a pane",
-    description: "Split a pane (%N) to make a new pane below, above, right or left of it, by " +
-      "default without making it active (`select: false`). `size` is cells (20) or a " +
-      'percentage of the pane split ("30%"). Returns the new pane\'s id and generation, read ' +
-      `back from tmux. ${SHELL_TEXT}`,
+    description: "Split a pane: a new pane below, above, right or left, not made active.",
     input: z.object({
-      paneId: paneIdSchema.describe("The pane to split."),
-      direction: z.enum(SPLIT_DIRECTIONS).describe("Where the new pane goes."),
+      paneId: paneIdSchema,
+      direction: z.enum(SPLIT_DIRECTIONS),
       size: z.union([
         z.int().min(1).max(10_000),
         z.string().regex(/^[1-9][0-9]?%$/),
-      ]).optional().describe('The new pane\'s size: cells (e.g. 20) or a percentage ("30%").'),
+      ]).optional(),
       startDirectory: startDirectorySchema.optional(),
       select: selectSchema.optional(),
     }).strict(),
@@ -185,25 +155,15 @@ export const lifecycleTools = [
     name: "respawn_pane",
     toolset: "execute",
     title: "Restart a pane",
-    description: "Restart the program of a pane (%N): the command it was created with — the " +
-      "default shell for panes the create tools made. A dead pane is restarted as it is; a " +
-      "live one only with `kill: true`, which ENDS what runs there. Returns the new " +
-      "generation. Refused (target_denied) for the pane this server runs in unless " +
-      "`force: true`, for a pane a person is watching unless a person started the server with " +
-      "--allow-watched-panes (force does not help), and for a pane running a tmux client of " +
-      `this server. ${ASK_TEXT}`,
+    description:
+      "Restart a pane's program. A live one only with `kill: true`, which ENDS what runs " +
+      `there. ${GUARDED}`,
     input: z.object({
       paneId: paneIdSchema,
       generation: generationSchema.optional(),
-      startDirectory: startDirectorySchema.optional().describe(
-        "Absolute path of an existing directory to restart in (default: where it started).",
-      ),
-      kill: z.boolean().optional().describe(
-        "End the running program first. Default false (only a dead pane is restarted).",
-      ),
-      force: z.boolean().optional().describe(
-        "Allow the pane this server was started from. Does not allow panes a person is watching.",
-      ),
+      startDirectory: startDirectorySchema.optional(),
+      kill: z.boolean().optional().describe("End a live program first."),
+      force: z.boolean().optional().describe("Allow your own pane."),
     }).strict(),
     output: z.object(createdShape).strict(),
     annotations: "execute",

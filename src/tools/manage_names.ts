@@ -20,15 +20,9 @@ import { sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
 
-const LITERAL = "Stored literally: #(…), #{…} and a trailing ; are kept as text, never run or " +
-  "expanded. Control characters are refused.";
-
-const LABEL_ONLY = "Allowed on a window a person is watching: it changes a label, not the view.";
-
-const nameSchema = (what: string) =>
-  z.string().min(1).max(MAX_NAME_CHARS).describe(
-    `The new ${what} name (not starting with "-"; at most ${MAX_NAME_CHARS} characters).`,
-  );
+const nameSchema = z.string().min(1).max(MAX_NAME_CHARS).describe(
+  'Literal; not starting with "-".',
+);
 
 const sessionOut = z.object({ sessionId: z.string(), sessionName: z.string() }).strict();
 const windowOut = z.object({ windowId: z.string(), windowName: z.string() }).strict();
@@ -44,9 +38,7 @@ function scopeOf(sessionId: string | null): "global" | "session" {
   return sessionId === null ? "global" : "session";
 }
 
-const optionSessionSchema = sessionRefSchema.optional().describe(
-  "Session id ($1) or exact name, to set it for that session only. Omit to set it globally.",
-);
+const optionSessionSchema = sessionRefSchema.optional().describe("Default: global.");
 
 /** The manage label and option setters' manifest entries. */
 export const manageNameTools = [
@@ -54,10 +46,9 @@ export const manageNameTools = [
     name: "rename_session",
     toolset: "manage",
     title: "Rename a session",
-    description: "Rename a session ($N or exact name) and return its name as tmux now has it. " +
-      `${LITERAL} Names holding ":" or "." (tmux would change them to "_"), names like $N ` +
-      `and a name another session has are refused. ${LABEL_ONLY}`,
-    input: z.object({ session: sessionRefSchema, name: nameSchema("session") }).strict(),
+    description: 'Rename a session. A name with ":" or ".", one like $N or one already taken is ' +
+      "refused.",
+    input: z.object({ session: sessionRefSchema, name: nameSchema }).strict(),
     output: sessionOut,
     annotations: "setter",
     capability: META,
@@ -70,10 +61,8 @@ export const manageNameTools = [
     name: "rename_window",
     toolset: "manage",
     title: "Rename a window",
-    description: "Rename a window (@N) and return its name as tmux now has it; tmux turns the " +
-      `window's automatic-rename off, so the running program no longer renames it. ${LITERAL} ` +
-      LABEL_ONLY,
-    input: z.object({ windowId: windowIdSchema, name: nameSchema("window") }).strict(),
+    description: "Rename a window (its automatic-rename goes off).",
+    input: z.object({ windowId: windowIdSchema, name: nameSchema }).strict(),
     output: windowOut,
     annotations: "setter",
     capability: META,
@@ -86,14 +75,10 @@ export const manageNameTools = [
     name: "set_pane_title",
     toolset: "manage",
     title: "Set a pane's title",
-    description: "Set a pane's (%N) title and return it as tmux now has it; the active pane does " +
-      "not change. The program in the pane can set its own title later (an escape sequence), " +
-      `so the title may change again. ${LITERAL} ${LABEL_ONLY}`,
+    description: "Set a pane's title; its program may set another later.",
     input: z.object({
       paneId: paneIdSchema,
-      title: z.string().min(1).max(MAX_TITLE_CHARS).describe(
-        `The new title, at most ${MAX_TITLE_CHARS} characters.`,
-      ),
+      title: z.string().min(1).max(MAX_TITLE_CHARS).describe("Literal."),
     }).strict(),
     output: paneOut,
     annotations: "setter",
@@ -107,13 +92,9 @@ export const manageNameTools = [
     name: "set_mouse_enabled",
     toolset: "manage",
     title: "Turn tmux mouse support on or off",
-    description: "Turn tmux's mouse support (the `mouse` option: click to select panes and " +
-      "windows, drag borders, wheel scrolling into copy mode) on or off — globally when " +
-      "`session` is omitted, else for that one session ($N or exact name). Returns the value " +
-      "read back from that scope. It changes how a person's mouse behaves, not what they see, " +
-      "so it is not refused for watched sessions.",
+    description: "Turn tmux's mouse option on or off, globally or for one session.",
     input: z.object({
-      enabled: z.boolean().describe("true: mouse on; false: off."),
+      enabled: z.boolean(),
       session: optionSessionSchema,
     }).strict(),
     output: z.object({ ...scopeSchema, enabled: z.boolean() }).strict(),
@@ -128,17 +109,10 @@ export const manageNameTools = [
     name: "set_history_limit",
     toolset: "manage",
     title: "Set the scrollback limit",
-    description: "Set `history-limit`, the lines of scrollback a pane keeps (0 to " +
-      `${
-        MAX_HISTORY_LINES.toLocaleString("en-US")
-      }) — globally by default, or for one session ($N or exact name). It ` +
-      "applies to panes created afterwards: existing panes keep the limit they were created " +
-      "with. Returns the value read back from that scope. It changes no one's view.",
+    description: "Set history-limit (scrollback lines), globally or for one session; only new " +
+      "panes get it.",
     input: z.object({
-      lines: z.int().min(0).max(MAX_HISTORY_LINES).describe(
-        `Lines of scrollback, 0 to ${MAX_HISTORY_LINES.toLocaleString("en-US")} (tmux's default ` +
-          "is 2,000).",
-      ),
+      lines: z.int().min(0).max(MAX_HISTORY_LINES),
       session: optionSessionSchema,
     }).strict(),
     output: z.object({ ...scopeSchema, lines: z.int() }).strict(),

@@ -22,18 +22,15 @@ import {
   swapPanes,
 } from "../tmux/manage.ts";
 import { defineTool } from "../tool_spec.ts";
-import { ASK_TEXT, sessionRefSchema } from "./common.ts";
+import { sessionRefSchema, VIEW_GUARDED } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
-
-const GUARDED = "Refused (target_denied) when a person is watching the window (an attached " +
-  `client shows it), unless the server runs with --allow-watched-panes. ${ASK_TEXT}`;
 
 const cellsSchema = z.int().min(1).max(MAX_CELLS);
 const paneSizeSchema = z.union([
   cellsSchema,
   z.string().regex(/^(100|[1-9]\d?)%$/),
-]).describe(`Cells (1 to ${MAX_CELLS}) or a percentage of the window, e.g. "50%".`);
+]);
 
 const windowOut = z.object({
   windowId: z.string(),
@@ -74,11 +71,7 @@ export const manageViewTools = [
     name: "select_window",
     toolset: "manage",
     title: "Select a window",
-    description: "Make a window (@N) its session's current window and return the window as tmux " +
-      "now shows it (tmux picks the session when the window is linked into several). Refused " +
-      "(target_denied) when it would replace a window a person is watching, unless the server " +
-      "runs with --allow-watched-panes; selecting the current window is always allowed. " +
-      ASK_TEXT,
+    description: "Make a window its session's current window. " + VIEW_GUARDED,
     input: z.object({ windowId: windowIdSchema }).strict(),
     output: windowOut,
     annotations: "setter",
@@ -92,11 +85,7 @@ export const manageViewTools = [
     name: "select_pane",
     toolset: "manage",
     title: "Select a pane",
-    description: "Make a pane (%N) its window's active pane (a zoomed window is unzoomed) and " +
-      "return the pane as tmux now has it. The session's current window does not change. " +
-      "Refused (target_denied) when a person is watching that window — their keys would go " +
-      "to the new pane — unless the server runs with --allow-watched-panes; selecting the " +
-      `active pane is always allowed. ${ASK_TEXT}`,
+    description: "Make a pane its window's active pane (unzooming it). " + VIEW_GUARDED,
     input: z.object({ paneId: paneIdSchema }).strict(),
     output: paneOut,
     annotations: "setter",
@@ -110,15 +99,13 @@ export const manageViewTools = [
     name: "select_layout",
     toolset: "manage",
     title: "Arrange a window's panes",
-    description: "Arrange a window's (@N) panes with a named layout " +
-      `(${NAMED_LAYOUTS.join(", ")}) or a layout string exactly as get_window_info or ` +
-      "list_windows print it (checksum,WxH,X,Y{…}/[…]) to restore an earlier arrangement. " +
-      "Layout strings are checked (grammar, checksum, sizes) before tmux sees them; a custom " +
-      "layout also sets the window to its size. Returns the layout tmux now has. " + GUARDED,
+    description:
+      "Arrange a window's panes by a named layout, or a layout string from list_windows " +
+      "to restore one. " + VIEW_GUARDED,
     input: z.object({
       windowId: windowIdSchema,
       layout: z.string().min(1).max(MAX_LAYOUT_CHARS).describe(
-        `One of ${NAMED_LAYOUTS.join(", ")}, or a window_layout string.`,
+        `${NAMED_LAYOUTS.join(", ")}, or a layout string.`,
       ),
     }).strict(),
     output: windowOut,
@@ -134,13 +121,11 @@ export const manageViewTools = [
     name: "resize_window",
     toolset: "manage",
     title: "Resize a window",
-    description: "Set a window's (@N) width and/or height in cells and return the size tmux now " +
-      "has. tmux then keeps that size (it sets the window's window-size option to manual) " +
-      "instead of following the clients' terminals. " + GUARDED,
+    description: "Set a window's size in cells; it then stops following clients. " + VIEW_GUARDED,
     input: z.object({
       windowId: windowIdSchema,
-      width: cellsSchema.optional().describe(`Columns, 1 to ${MAX_CELLS}.`),
-      height: cellsSchema.optional().describe(`Rows, 1 to ${MAX_CELLS}.`),
+      width: cellsSchema.optional(),
+      height: cellsSchema.optional(),
     }).strict(),
     output: windowOut,
     annotations: "setter",
@@ -156,17 +141,12 @@ export const manageViewTools = [
     name: "resize_pane",
     toolset: "manage",
     title: "Resize or zoom a pane",
-    description: "Resize a pane (%N) to a width and/or height in cells or percent of its window " +
-      '("50%"), and/or zoom it (`zoom: true` fills the window with this pane, `false` ' +
-      "unzooms). A resize unzooms the window first. tmux fits sizes to the window; the result " +
-      "is the size read back. " + GUARDED,
+    description: 'Resize a pane (cells or "50%") and/or zoom it. ' + VIEW_GUARDED,
     input: z.object({
       paneId: paneIdSchema,
       width: paneSizeSchema.optional(),
       height: paneSizeSchema.optional(),
-      zoom: z.boolean().optional().describe(
-        "true: zoom this pane (after any resize); false: unzoom its window.",
-      ),
+      zoom: z.boolean().optional().describe("false unzooms."),
     }).strict(),
     output: paneOut,
     annotations: "setter",
@@ -185,16 +165,12 @@ export const manageViewTools = [
     name: "move_window",
     toolset: "manage",
     title: "Move a window to a session",
-    description: "Move a window (@N) to a session ($N or exact name) — another one, or its own " +
-      "to change its index — at `index` or the next free index, without selecting it. Returns " +
-      "where it is now. An index in use is refused, and so is moving a session's only window " +
-      "out (that would end the session). " + GUARDED,
+    description: "Move a window to a session (or an index of its own) without selecting it. " +
+      VIEW_GUARDED,
     input: z.object({
       windowId: windowIdSchema,
-      session: sessionRefSchema.describe("Destination session id ($1) or exact name."),
-      index: z.int().min(0).max(999_999).optional().describe(
-        "Destination window index; omit for the next free one.",
-      ),
+      session: sessionRefSchema.describe("Destination."),
+      index: z.int().min(0).max(999_999).optional().describe("Default: the next free one."),
     }).strict(),
     output: windowOut,
     annotations: "ordered",
@@ -212,10 +188,7 @@ export const manageViewTools = [
     name: "swap_pane",
     toolset: "manage",
     title: "Swap two panes",
-    description: "Swap the places of two panes (%N), in one window or across windows; the active " +
-      "pane stays where it is on screen. Returns both panes as tmux now has them. Refused " +
-      "(target_denied) when a person is watching either window, unless the server runs with " +
-      `--allow-watched-panes. ${ASK_TEXT}`,
+    description: "Swap two panes' places. " + VIEW_GUARDED,
     input: z.object({ paneId: paneIdSchema, otherPaneId: paneIdSchema }).strict(),
     output: z.object({ panes: z.array(paneOut) }).strict(),
     annotations: "ordered",

@@ -8,7 +8,6 @@ import { defineTool } from "../tool_spec.ts";
 import { generationSchema } from "./common.ts";
 import { THEMES } from "../render/palette.ts";
 import { CELL, shootCapture, SHOT_LIMITS } from "../render/screenshot.ts";
-import { FONT_NAME } from "../render/font.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-image"] } as const;
 
@@ -18,29 +17,17 @@ export const screenshotTools = [
     name: "screenshot_pane",
     toolset: "inspect",
     title: "Screenshot a pane",
-    description: "A picture of a pane as tmux shows it: an image/png content block plus its " +
-      "facts. Colours (16, 256, truecolour), bold, dim, italic, underline, reverse, wide " +
-      "characters over two cells, box drawing and the cursor (a block, when the program shows " +
-      `it) are drawn in ${FONT_NAME} at ${CELL.width}x${CELL.height} pixels per cell; a ` +
-      "character the font lacks (CJK, emoji) is a box of its width. Use it to see colour and " +
-      "layout (which test line is red, a TUI's selected row); use capture_pane to read text. " +
-      `At most ${SHOT_LIMITS.columns} columns and ${SHOT_LIMITS.rows} rows are drawn (the screen ` +
-      "from its top, then `scrollbackLines` of history above it) and a PNG over 1 MiB is " +
-      "halved until it fits: `truncated`, `clippedColumns`, `clippedRows` and `scale` say so. " +
-      "Pass `generation` from list_panes to fail with stale_target if the pane was replaced.",
+    description: "A PNG picture of a pane as tmux shows it. Use it to see colour and layout " +
+      "(which test line is red, a TUI's selected row); to read text, use capture_pane. " +
+      "Characters the font lacks (CJK, emoji) are boxes; a PNG over 1 MiB is halved.",
     input: z.object({
       paneId: paneIdSchema,
       generation: generationSchema.optional(),
       scrollbackLines: z.int().min(0).max(SHOT_LIMITS.rows).optional().describe(
-        `Rows of history to show above the screen, the newest. Default 0, at most ` +
-          `${SHOT_LIMITS.rows}.`,
+        "History rows above the screen. Default 0.",
       ),
-      theme: z.enum(THEMES).optional().describe(
-        "Colours of the default foreground, background and the 16 ANSI colours. Default dark.",
-      ),
-      cursor: z.boolean().optional().describe(
-        "Mark the cursor's cell when the program shows the cursor. Default true.",
-      ),
+      theme: z.enum(THEMES).optional().describe("Default dark."),
+      cursor: z.boolean().optional().describe("Mark the cursor. Default true."),
     }).strict(),
     output: z.object({
       paneId: z.string(),

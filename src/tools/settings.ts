@@ -33,19 +33,14 @@ export const settingsTools = [
     name: "show_option",
     toolset: "inspect",
     title: "Read a tmux option",
-    description: "Read one tmux option at one scope: server (default), session, " +
-      "global-session, window, global-window or pane. `target` names the session ($N or exact " +
-      "name), window (@N) or pane (%N) for the non-global scopes. `value` is what applies there " +
-      "(inherited when not set locally; null when unset everywhere) and `set` says whether it is " +
-      "set at exactly that scope. Names must be exact; user options start with @.",
+    description: "Read a tmux option at a scope: `value` is what applies there (maybe inherited) " +
+      "and `set` whether it is set at that very scope.",
     input: z.object({
       name: z.string().min(1).max(128).regex(OPTION_NAME).describe(
-        'Option name, e.g. "status-left", "status-format[0]" or "@my-option".',
+        "Exact, like status-left or @mine.",
       ),
       scope: z.enum(OPTION_SCOPES).optional().describe("Default server."),
-      target: z.string().min(1).max(256).optional().describe(
-        "Session id/name (scope session), window id @N (scope window) or pane id %N (scope pane).",
-      ),
+      target: z.string().min(1).max(256).optional().describe("The session, @N or %N."),
     }).strict(),
     output: z.object({
       name: z.string(),
@@ -68,15 +63,10 @@ export const settingsTools = [
     name: "show_environment",
     toolset: "inspect",
     title: "Read the tmux environment",
-    description: "List the tmux global environment, or one session's (`session`: $N or exact " +
-      "name). The tmux environment often carries credentials, so values of variables whose " +
-      "names contain TOKEN, SECRET, PASSWORD, PASSWD, KEY, CREDENTIAL, AUTH or COOKIE (any case) " +
-      "are withheld and their names listed in `withheld`. Other values are returned as they are " +
-      "and may still be sensitive. Variables tmux marks as removed have `removed: true`.",
+    description: "The tmux global environment or one session's. Secret-looking names are " +
+      "withheld.",
     input: z.object({
-      session: sessionRefSchema.optional().describe(
-        "Session id ($1) or exact name. Omit for the global environment.",
-      ),
+      session: sessionRefSchema.optional(),
     }).strict(),
     output: z.object({
       variables: z.array(
@@ -123,12 +113,9 @@ export const settingsTools = [
     name: "show_hooks",
     toolset: "inspect",
     title: "Read tmux hooks",
-    description: "List the hooks set globally, or on one session (`session`: $N or exact name): " +
-      "each hook's name, array index and the tmux command it runs.",
+    description: "The hooks set globally or on one session.",
     input: z.object({
-      session: sessionRefSchema.optional().describe(
-        "Session id ($1) or exact name. Omit for global hooks.",
-      ),
+      session: sessionRefSchema.optional(),
     }).strict(),
     output: z.object({
       hooks: z.array(z.object({ name: z.string(), index: z.int(), command: z.string() }).strict()),

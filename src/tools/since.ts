@@ -34,35 +34,20 @@ export const sinceTools = [
     name: "capture_since",
     toolset: "inspect",
     title: "Read new pane output",
-    description: "Read only what changed in a pane since your previous call, as the terminal " +
-      "shows it. First call (no `cursor`): returns the screen and a `cursor`. Next calls: pass " +
-      "that cursor to get the lines that changed since, from the line your previous read ended " +
-      "on (a line still being written then comes back whole; progress bars and redrawn prompts " +
-      "show their latest state) down to the last line with text, bounded tail-first, and a new " +
-      "cursor. Text ending with a newline ends complete; otherwise its last line is where the " +
-      "terminal's cursor is, and comes back next time. `missedRows` > 0 means rows scrolled out " +
-      "of the history kept per pane before you read them. A full-screen program (vim, less, htop) " +
-      "gives `alternateScreen: true` and its whole screen. `waitMs` blocks until something " +
-      "visible changes or the wait ends — use it instead of polling; it is clamped to the " +
-      "server's ceiling (`timeoutClamped`). Add `quietMs` to get a whole burst in one call: once " +
-      "output has come, the call waits on until nothing changed for `quietMs` (`outcome: " +
-      "quiet`), or the wait ends (`timeout`, with what arrived). A `stale_cursor` error (pane replaced, stream unused " +
-      "for 5 minutes, server restarted, cursor too old) means: call again without a cursor. " +
-      "With the server's live mode off, each call is a plain bounded capture (`streaming: " +
-      "false`) and cursors are not kept.",
+    description: "Follow a pane: read what changed since your last read, as the terminal shows " +
+      "it. Without `cursor`: the screen and a cursor; pass it back to get the changes since and " +
+      "a new one. `waitMs` waits for a change (no need to poll); `quietMs` then waits until the " +
+      "burst ends. On stale_cursor, call without a cursor.",
     input: z.object({
       paneId: paneIdSchema,
       cursor: z.string().regex(CURSOR_PATTERN).optional().describe(
-        "The cursor from your previous capture_since. Omit on the first call.",
+        "From capture_since or wait_for_text.",
       ),
       maxLines: maxLinesSchema.optional(),
       maxBytes: maxBytesSchema.optional(),
-      waitMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
-        "Wait up to this long for new output before answering. Default 0.",
-      ),
+      waitMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Default 0."),
       quietMs: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe(
-        "With waitMs: once output has come, wait on until nothing has changed for this long " +
-          "(the end of a burst), within waitMs.",
+        "With waitMs: answer once output stopped this long.",
       ),
     }).strict(),
     output: z.object({

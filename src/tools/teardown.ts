@@ -10,14 +10,11 @@ import { type GuardTarget, preflightContained, withPanesGuard } from "../guard.t
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { clearScrollback, type KillTarget, killTarget } from "../tmux/teardown.ts";
 import { type ActingContext, defineTool } from "../tool_spec.ts";
-import { ASK_TEXT, generationSchema, sessionRefSchema } from "./common.ts";
+import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;
 
-const forceSchema = z.boolean().describe(
-  "Allow a target that holds the pane this server was started from (your own terminal). Does " +
-    "not allow panes a person is watching.",
-);
+const forceSchema = z.boolean().describe("Allow a target holding your own pane.");
 
 const endedShape = {
   panesEnded: z.array(paneIdSchema).describe("Panes that no longer exist."),
@@ -27,10 +24,6 @@ const endedShape = {
     "The tmux server exited: that was its last session. A create_session starts a new one.",
   ),
 };
-
-const GUARD_TEXT = "Refused (target_denied) when the target holds the pane this server runs in " +
-  "unless `force: true`, and when it holds a pane a person is watching unless a person started " +
-  `the server with --allow-watched-panes (force does not help). ${ASK_TEXT}`;
 
 /** Check the target's panes, hold them, kill, and report what ended. */
 async function kill(
@@ -65,10 +58,8 @@ export const teardownTools = [
     name: "kill_pane",
     toolset: "teardown",
     title: "Kill a pane",
-    description: "Close a pane (%N), ending the program that runs in it; its window closes " +
-      "with its last pane, a session with its last window, and the tmux server with its last " +
-      "session. Pass `generation` to refuse a pane that was replaced since you listed it. " +
-      `Reports what ended, read back from tmux. ${GUARD_TEXT}`,
+    description: "Close a pane and its program; an emptied window, session or server closes too. " +
+      GUARDED,
     input: z.object({
       paneId: paneIdSchema,
       generation: generationSchema.optional(),
@@ -86,9 +77,7 @@ export const teardownTools = [
     name: "kill_window",
     toolset: "teardown",
     title: "Kill a window",
-    description: "Close a window (@N) and every pane in it, in every session it is linked " +
-      "into; a session closes with its last window, the tmux server with its last session. " +
-      `Reports what ended, read back from tmux. ${GUARD_TEXT}`,
+    description: "Close a window and its panes. " + GUARDED,
     input: z.object({ windowId: windowIdSchema, force: forceSchema.optional() }).strict(),
     output: z.object({ windowId: windowIdSchema, ...endedShape }).strict(),
     annotations: "teardown",
@@ -102,9 +91,7 @@ export const teardownTools = [
     name: "kill_session",
     toolset: "teardown",
     title: "Kill a session",
-    description: "End a session ($N or its exact name — never a prefix) and every window " +
-      "linked only into it; the tmux server exits with its last session (`serverExited`). " +
-      `Reports what ended, read back from tmux. ${GUARD_TEXT}`,
+    description: "End a session; the server exits with its last. " + GUARDED,
     input: z.object({ session: sessionRefSchema, force: forceSchema.optional() }).strict(),
     output: z.object({ sessionId: z.string(), ...endedShape }).strict(),
     annotations: "teardown",
@@ -118,9 +105,7 @@ export const teardownTools = [
     name: "clear_pane_scrollback",
     toolset: "teardown",
     title: "Clear a pane's screen and scrollback",
-    description: "Erase a pane's scrollback history and its visible screen in one step (the " +
-      "program keeps running; a shell shows its prompt again at its next output or Enter). " +
-      `Returns the history size read back afterwards (0). ${GUARD_TEXT}`,
+    description: "Erase a pane's scrollback and screen; its program runs on. " + GUARDED,
     input: z.object({ paneId: paneIdSchema, force: forceSchema.optional() }).strict(),
     output: z.object({
       paneId: paneIdSchema,
