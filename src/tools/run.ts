@@ -22,26 +22,13 @@ export const runTools = [
     name: "run_shell_command",
     toolset: "execute",
     title: "Run a shell command in a pane",
-    description:
-      "Run one command in a pane's own shell and get, in one call, its exit status and " +
-      "its output — only the command's own output, as the terminal shows it (no echoed line, no " +
-      "prompt). The shell's state (working directory, variables, virtualenv) is used and kept; " +
-      "the command runs with your user's permissions. `command` is any text the shell accepts " +
-      "(quotes, $(), pipes, heredocs, several lines; up to 1 MiB); it runs with stdin from " +
-      "/dev/null, so use send_keys or paste_text for interactive programs (editors, REPLs, " +
-      "password prompts). The pane's foreground program must be an idle POSIX shell (" +
-      `${[...POSIX_SHELLS].join(", ")}); anything else, and a window with synchronize-panes on, ` +
-      "is refused (target_denied; force does not change that). The pane shows one short line " +
-      '`eval "$(tmux … save-buffer …)"` (typed with a leading space, which keeps it out of the ' +
-      "history where HISTCONTROL=ignorespace or HIST_IGNORE_SPACE is set) and then the output. " +
-      "`outcome`: completed (with `exitStatus`), timeout (the command goes on: follow it with " +
-      "capture_since and the returned `cursor`), pane_died or server_gone. Until the command " +
-      "ends, text to that pane (run_shell_command, send_keys text, paste_text, batch rows) is " +
-      'refused as busy; key names always pass, so {keys: "C-c", enter: false} interrupts it. ' +
-      "Cancelling the call stops the waiting, not the command. Output is bounded tail-first " +
-      "(`maxLines`, `maxBytes`). The guards of send_keys apply: refused for the pane this " +
-      "server runs in unless `force: true`, for a pane a person watches (force does not help), " +
-      `and for dead panes, panes in copy mode or with input disabled. ${ASK_TEXT}`,
+    description: "Run one command in a pane's shell and get, in one call, its exit status and " +
+      "only its own output as the terminal shows it. The shell's state (directory, variables) is " +
+      "used and kept. stdin is /dev/null: for editors, REPLs or password prompts use send_keys or " +
+      "paste_text. The pane must run an idle POSIX shell (" +
+      `${[...POSIX_SHELLS].join(", ")}) in a window without synchronize-panes. On timeout the ` +
+      "command goes on: follow it with capture_since and the returned `cursor`, or interrupt it " +
+      `with send_keys C-c. Guarded like send_keys (see instructions). ${ASK_TEXT}`,
     input: z.object({
       paneId: paneIdSchema,
       command: z.string().min(1).max(INPUT_MAX_BYTES).describe(
