@@ -370,3 +370,35 @@ Deno.test("over stdio, main.ts and its bundle serve screenshot_pane under the st
     }
   }
 });
+
+Deno.test("a pane capture_since follows is drawn from its terminal: a background erased with ESC [K keeps its colour there, not in a capture", async () => {
+  await using fx = await TmuxFixture.start();
+  const paneId = await paneRunning(
+    fx,
+    "printf 'go\\n'; read x; printf '\\033[44mblue\\033[K\\033[0m\\n'",
+    "go",
+  );
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  const unfollowed = await connectInProcess(["-S", fx.socket, "--no-live"]);
+  try {
+    const first = await ok<{ cursor: string }>(client, "capture_since", { paneId });
+    await fx.tmux("send-keys", "-t", paneId, "Enter");
+    await ok(client, "capture_since", { paneId, cursor: first.cursor, waitMs: 5000 });
+    const blue = dark.ansi[4];
+    const live = await shoot(client, { paneId, cursor: false });
+    assertEquals(live.facts.source, "live");
+    assertEquals(count(cell(live.picture, 10, 2), blue), CELL_W * CELL_H);
+    assertEquals(count(cell(live.picture, 79, 2), blue), CELL_W * CELL_H);
+    const captured = await shoot(unfollowed.client, { paneId, cursor: false });
+    assertEquals(captured.facts.source, "capture");
+    assertEquals(count(cell(captured.picture, 10, 2), dark.background), CELL_W * CELL_H);
+    // Everything else is the same picture.
+    assertEquals(cell(live.picture, 1, 2), cell(captured.picture, 1, 2));
+    assertEquals(cell(live.picture, 0, 0), cell(captured.picture, 0, 0));
+    const history = await shoot(client, { paneId, scrollbackLines: 3 });
+    assertEquals([history.facts.source, history.facts.scrollbackLines], ["live", 0]);
+  } finally {
+    await close();
+    await unfollowed.close();
+  }
+});

@@ -13,7 +13,7 @@
  * costs ~2 ms per wake-up under Deno), and the normal buffer's trim event (the public API does not
  * say how many rows left the scrollback).
  */
-import type { IDisposable, Terminal } from "@xterm/headless";
+import type { IBuffer, IDisposable, Terminal } from "@xterm/headless";
 // The package's "module" field names a file it does not ship, which bundlers follow (`deno
 // bundle` fails): its ESM build is imported by path; the types above are the package's own.
 import * as headless from "@xterm/headless/lib-headless/xterm-headless.mjs";
@@ -165,6 +165,14 @@ export class PaneEmulator {
     const lead = last?.getWidth() === 0 ? line?.getCell(seed.width - 2) : undefined;
     const x = lead ? seed.width - 1 : seed.width;
     this.write(`\x1b[${y};${x}H${(lead ?? last)?.getChars() || " "}`);
+  }
+
+  /**
+   * The screen shown (normal or alternate) as xterm.js holds it, with attributes, for drawing a
+   * screenshot (docs/design.md §9). Read it only; it changes as the pane prints.
+   */
+  get buffer(): IBuffer {
+    return this.#term.buffer.active;
   }
 
   /** True while the program shows the alternate screen (full-screen programs). */

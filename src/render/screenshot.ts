@@ -10,7 +10,8 @@
  *    reported;
  * 4. the same cells and options give the same bytes.
  */
-import { type CellGrid, gridFromCapture } from "./cells.ts";
+import type { IBuffer } from "@xterm/headless";
+import { type CellGrid, gridFromBuffer, gridFromCapture } from "./cells.ts";
 import { CELL, loadFaces } from "./font.ts";
 import { encodePng, halve } from "./png.ts";
 import { THEME, type ThemeName } from "./palette.ts";
@@ -100,6 +101,42 @@ export async function shootCapture(screen: CapturedScreen, options: ShotOptions)
     historyRows,
     clippedColumns: screen.width - columns,
     clippedRows: dropped + screen.height - screen.screenRows,
+    cursorMarked: options.cursor && grid.cursor !== undefined,
+  };
+}
+
+/** A followed pane's terminal (docs/design.md §7.2), as it is now. */
+export interface LiveScreen {
+  /** The screen shown (normal or alternate), with the history above it. */
+  buffer: IBuffer;
+  width: number;
+  height: number;
+  /** History rows wanted above the screen (at most what the terminal holds are drawn). */
+  historyRows: number;
+  /** Whether the program shows the cursor (tmux's `cursor_flag`). */
+  cursorVisible: boolean;
+}
+
+/** Draw a followed pane's terminal within {@link SHOT_LIMITS}: the same rules, its own cells. */
+export async function shootTerminal(screen: LiveScreen, options: ShotOptions): Promise<Shot> {
+  const { buffer } = screen;
+  const columns = Math.max(1, Math.min(screen.width, SHOT_LIMITS.columns));
+  const screenRows = Math.min(screen.height, SHOT_LIMITS.rows);
+  const held = Math.min(screen.historyRows, buffer.baseY);
+  const historyRows = Math.min(held, SHOT_LIMITS.rows - screenRows);
+  const rows = historyRows + screenRows;
+  const grid = gridFromBuffer(buffer, buffer.baseY - historyRows, rows, columns);
+  if (screen.cursorVisible && buffer.cursorY < screenRows) {
+    const x = Math.min(buffer.cursorX, screen.width - 1);
+    if (x < columns) grid.cursor = { x, y: historyRows + buffer.cursorY };
+  }
+  return {
+    ...await encodeGrid(grid, options),
+    columns,
+    rows,
+    historyRows,
+    clippedColumns: screen.width - columns,
+    clippedRows: held - historyRows + screen.height - screenRows,
     cursorMarked: options.cursor && grid.cursor !== undefined,
   };
 }

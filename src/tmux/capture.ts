@@ -504,23 +504,30 @@ const CELLS = rowFormat("H", {
 export async function capturePaneCells(
   ctx: TmuxReadContext,
   paneId: string,
-  options: { historyRows: number; maxScreenRows: number; signal?: AbortSignal },
+  options: {
+    historyRows: number;
+    maxScreenRows: number;
+    /** Only the header: the caller draws cells it already has (`lines` is then empty). */
+    headerOnly?: boolean;
+    signal?: AbortSignal;
+  },
 ): Promise<PaneCells> {
   const sep = separators();
   const capture = ["capture-pane", "-p", "-e", "-N", "-t", paneArg(paneId)];
   if (options.historyRows > 0) capture.push("-S", String(-Math.min(options.historyRows, SHRT_MAX)));
   capture.push("-E", String(Math.min(options.maxScreenRows, SHRT_MAX) - 1));
-  const out = await ctx.runner.run([
-    ["display-message", "-p", "-t", paneArg(paneId), CELLS.template(sep)],
-    marker(sep, "C"),
-    capture,
-  ], { signal: options.signal }).catch((error) => rethrowPaneMissing(error, paneId));
+  const header = ["display-message", "-p", "-t", paneArg(paneId), CELLS.template(sep)];
+  const out = await ctx.runner.run(
+    options.headerOnly ? [header] : [header, marker(sep, "C"), capture],
+    { signal: options.signal },
+  ).catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
   const f = CELLS.decode(sections.filter((s) => s.fields.length > 0))[0];
   // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
   if (f?.paneId !== paneId) throw paneNotFound(paneId);
   const height = int(f.height);
-  const lines = (section(sections, "C")?.body ?? "").replace(/\n$/, "").split("\n");
+  const body = section(sections, "C")?.body;
+  const lines = body === undefined ? [] : body.replace(/\n$/, "").split("\n");
   const screenRows = Math.min(height, options.maxScreenRows);
   return {
     paneId,

@@ -9,6 +9,7 @@
  * `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
+import type { PaneEmulator } from "../live/emulator.ts";
 import { RunMarks } from "../live/frame.ts";
 import { PaneStream } from "../live/stream.ts";
 import { captureSeed } from "./capture.ts";
@@ -249,6 +250,17 @@ export class LiveEngine implements LiveStatus {
   bracketedPaste(paneId: string): boolean | undefined {
     const stream = this.#byPane.get(paneId);
     return stream && !stream.ended ? stream.emulator?.bracketedPaste : undefined;
+  }
+
+  /**
+   * The terminal of a pane's stream and the generation it follows, when the pane is followed and
+   * its stream seeded (a screenshot draws its cells, docs/design.md §9); otherwise undefined. It
+   * starts no stream.
+   */
+  terminal(paneId: string): { generation: string; emulator: PaneEmulator } | undefined {
+    const stream = this.#byPane.get(paneId);
+    const emulator = stream && !stream.ended ? stream.emulator : undefined;
+    return emulator && { generation: stream!.generation, emulator };
   }
 
   /** Detach every connection and end every stream; leaves no tmux process behind. */

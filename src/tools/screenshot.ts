@@ -7,7 +7,7 @@ import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
 import { generationSchema } from "./common.ts";
 import { THEMES } from "../render/palette.ts";
-import { CELL, shootCapture, SHOT_LIMITS } from "../render/screenshot.ts";
+import { CELL, shootCapture, shootTerminal, type Shot, SHOT_LIMITS } from "../render/screenshot.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-image"] } as const;
 
@@ -45,9 +45,10 @@ export const screenshotTools = [
       cursorX: z.int(),
       cursorY: z.int().describe("Cursor row on the screen (0 = its top row)."),
       theme: z.enum(THEMES),
-      source: z.enum(["capture"]).describe(
-        "Where the cells came from: capture = tmux's capture-pane. It keeps a coloured " +
-          "background that ends a line, but not one erased with ESC [K (drawn as the default).",
+      source: z.enum(["live", "capture"]).describe(
+        "Where the cells came from: live = the terminal of a pane capture_since follows (its " +
+          "true cells); capture = tmux's capture-pane, which keeps a coloured background that " +
+          "ends a line but not one erased with ESC [K (drawn as the default).",
       ),
       truncated: z.boolean().describe("Something was left out or the picture was scaled down."),
       clippedColumns: z.int().optional().describe("Columns right of the picture, not drawn."),
@@ -67,16 +68,34 @@ export const screenshotTools = [
       { paneId, generation, scrollbackLines = 0, theme = "dark", cursor = true },
       ctx,
     ) => {
-      const cells = await capturePaneCells(ctx.tmux, paneId, {
-        historyRows: scrollbackLines,
-        maxScreenRows: SHOT_LIMITS.rows,
-        signal: ctx.signal,
-      });
+      // A followed pane's terminal has the true cells (a capture loses backgrounds erased with
+      // ESC [K): the capture is then only asked for the header, and taken after all if the stream
+      // follows another process than the pane now runs.
+      const followed = ctx.live?.terminal(paneId);
+      const read = (headerOnly: boolean) =>
+        capturePaneCells(ctx.tmux, paneId, {
+          historyRows: scrollbackLines,
+          maxScreenRows: SHOT_LIMITS.rows,
+          headerOnly,
+          signal: ctx.signal,
+        });
+      let cells = await read(followed !== undefined);
       checkGeneration(cells, generation);
-      const shot = await shootCapture({
-        ...cells,
-        cursor: cells.cursorVisible ? { x: cells.cursorX, y: cells.cursorY } : undefined,
-      }, { theme, cursor });
+      const live = followed?.generation === cells.generation ? followed.emulator : undefined;
+      if (followed && !live) cells = await read(false);
+      const options = { theme, cursor };
+      const shot: Shot = live
+        ? await shootTerminal({
+          buffer: live.buffer,
+          width: live.cols,
+          height: live.rows,
+          historyRows: scrollbackLines,
+          cursorVisible: cells.cursorVisible,
+        }, options)
+        : await shootCapture({
+          ...cells,
+          cursor: cells.cursorVisible ? { x: cells.cursorX, y: cells.cursorY } : undefined,
+        }, options);
       const truncated = shot.clippedColumns > 0 || shot.clippedRows > 0 || shot.scale < 1;
       const data = {
         paneId,
@@ -94,7 +113,7 @@ export const screenshotTools = [
         cursorX: cells.cursorX,
         cursorY: cells.cursorY,
         theme,
-        source: "capture" as const,
+        source: live ? "live" as const : "capture" as const,
         truncated,
         ...(shot.clippedColumns > 0 ? { clippedColumns: shot.clippedColumns } : {}),
         ...(shot.clippedRows > 0 ? { clippedRows: shot.clippedRows } : {}),
