@@ -549,3 +549,22 @@ Deno.test("without a server, with --no-live, and after the route's session is ki
     await r.close();
   }
 });
+
+Deno.test("our control clients, the route's and the live engine's, leave the session's environment alone", async () => {
+  await using fx = await TmuxFixture.start({ session: "person", command: "cat" });
+  // A variable the attach would copy from our environment, which lacks it.
+  await fx.tmux("set-option", "-g", "update-environment", "TMUX_MCP_ROUTE_TEST_VAR");
+  await fx.tmux("set-environment", "-t", "=person", "TMUX_MCP_ROUTE_TEST_VAR", "person");
+  const r = await routed(fx);
+  try {
+    assert(await r.host.route!.ready(), "the route attached");
+    await ok(r.client, "capture_since", { paneId: "%0" });
+    assertEquals(r.host.live!.stats().connections, 1, "and the live engine");
+    assertEquals(
+      await fx.tmux("show-environment", "-t", "=person", "TMUX_MCP_ROUTE_TEST_VAR"),
+      "TMUX_MCP_ROUTE_TEST_VAR=person\n",
+    );
+  } finally {
+    await r.close();
+  }
+});

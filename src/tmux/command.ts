@@ -117,6 +117,7 @@ export class TmuxRunner {
   #reducedEnv: Record<string, string> | undefined;
   #control: ControlPath | undefined;
   #debug: ((message: string) => void) | undefined;
+  #controlStarts: Promise<void> = Promise.resolve();
 
   constructor(options: TmuxRunnerOptions) {
     this.socket = options.socket;
@@ -124,6 +125,19 @@ export class TmuxRunner {
     this.#notice = options.onNotice ?? (() => {});
     this.#timeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#debug = options.onDebug;
+  }
+
+  /**
+   * Run `start` (spawning a control client and waiting until it answers) after every other start
+   * of this runner's has finished. tmux 3.3a can crash while a control client identifies itself: a
+   * notification sent to it then (another client's attach is one) meets its control state not yet
+   * made (checked: SIGSEGV reading address 0x20 in `control_write`). Our own clients, the live
+   * engine's and the control route's, therefore never start at the same time.
+   */
+  controlStart<T>(start: () => Promise<T>): Promise<T> {
+    const run = this.#controlStarts.then(start);
+    this.#controlStarts = run.then(() => {}, () => {});
+    return run;
   }
 
   /** The deadline of a call that does not set its own, in milliseconds. */
@@ -281,8 +295,11 @@ export class TmuxRunner {
   }
 
   /**
-   * Start a persistent control-mode client (`tmux -C attach -t $N`) with the same socket and
-   * environment policy as every other invocation. The caller owns the child and must end it.
+   * Start a persistent control-mode client (`tmux -C attach -E -t $N`) with the same socket and
+   * environment policy as every other invocation. `-E`: without it the attach copies the
+   * `update-environment` variables from our environment into the session's, marking those we lack
+   * as removed (checked: a person's `SSH_AUTH_SOCK` became `-SSH_AUTH_SOCK`). The caller owns the
+   * child and must end it; start it inside {@link controlStart}.
    */
   spawnControl(sessionId: string, options: ControlSpawnOptions = {}): Deno.ChildProcess {
     if (!/^\$\d+$/.test(sessionId)) throw new Error("internal: control attach needs a session id");
@@ -294,6 +311,7 @@ export class TmuxRunner {
         ...socketArgs(this.socket),
         "-C",
         "attach",
+        "-E",
         ...(flags.length ? ["-f", flags.join(",")] : []),
         "-t",
         sessionId,

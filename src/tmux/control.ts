@@ -31,17 +31,18 @@ export function quoteControlArgument(arg: string): string {
       "a value holds a NUL or a lone surrogate, which tmux cannot take",
     );
   }
-  let out = '"';
-  for (const ch of arg) {
-    const code = ch.codePointAt(0)!;
-    if (ch === "\\" || ch === '"' || ch === "$" || ch === "~") out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
-    else out += ch;
-  }
-  return `${out}"`;
+  return `"${arg.replace(CONTROL_SPECIAL, escapeControl)}"`;
+}
+
+// deno-lint-ignore no-control-regex
+const CONTROL_SPECIAL = /[\\"$~\x00-\x1f\x7f]/g;
+
+function escapeControl(ch: string): string {
+  if (ch === "\n") return "\\n";
+  if (ch === "\r") return "\\r";
+  if (ch === "\t") return "\\t";
+  const code = ch.charCodeAt(0);
+  return code < 0x20 || code === 0x7f ? `\\${code.toString(8).padStart(3, "0")}` : `\\${ch}`;
 }
 
 /** Decode `%output` data: `\ooo` octal escapes become bytes, everything else is already bytes. */
@@ -157,6 +158,8 @@ interface Block {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const COMMAND_TIMEOUT_MS = 10_000;
+/** How long an open waits for the attach's own block once the channel answers. */
+const ATTACH_GRACE_MS = 1_000;
 /** How long a detaching client may take to exit before it is killed. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -201,7 +204,8 @@ export class ControlClient {
 
   /**
    * Attach to a session (by id) and wait until tmux has answered the attach. Fails with the
-   * classified tmux error (no server, no such session) and leaves no process behind.
+   * classified tmux error (no server, no such session) and leaves no process behind. Clients of
+   * one runner start one at a time (`TmuxRunner.controlStart`).
    */
   static async open(
     runner: TmuxRunner,
@@ -209,14 +213,32 @@ export class ControlClient {
     handlers: ControlHandlers,
     options: ControlOpenOptions = {},
   ): Promise<ControlClient> {
+    return await runner.controlStart(() =>
+      ControlClient.#start(runner, sessionId, handlers, options)
+    );
+  }
+
+  static async #start(
+    runner: TmuxRunner,
+    sessionId: string,
+    handlers: ControlHandlers,
+    options: ControlOpenOptions,
+  ): Promise<ControlClient> {
     const child = runner.spawnControl(sessionId, options);
     handlers.onSpawn?.(child.pid);
     const client = new ControlClient(sessionId, child, handlers);
     client.#strict = options.strict ?? false;
     try {
       // A no-op proves the channel answers; the attach is answered by a block of its own, which
-      // may come before or after the no-op's (checked: tmux may read our line first).
-      await Promise.all([client.command(["display-message", "-p", ""]), client.#attached.promise]);
+      // may come before or after the no-op's (checked: tmux may read our line first), so it is
+      // waited for too, briefly: a tmux that never sends it is still served.
+      await client.command(["display-message", "-p", ""]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        client.#attached.promise,
+        new Promise((r) => timer = setTimeout(r, ATTACH_GRACE_MS)),
+      ]);
+      clearTimeout(timer);
     } catch (error) {
       await client.close();
       throw error;

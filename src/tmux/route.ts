@@ -329,7 +329,7 @@ export class RoutedReply implements ReplyReader {
       this.#lines = [];
       return false;
     }
-    const end = /^%(end|error) (\d+ \d+ \d+)$/.exec(text);
+    const end = text.startsWith("%") ? /^%(end|error) (\d+ \d+ \d+)$/.exec(text) : null;
     if (end && end[2] === this.#key) {
       const failed = end[1] === "error";
       if (this.#ends(shape, failed)) return this.#finish(shape, failed);
