@@ -5,6 +5,14 @@
  * - Latency, with 4 and 50 panes, live mode on and off: p50/p95 of tools/call and of
  *   capture_since's and wait_for_text's wake-up, next to two floors measured in the same run
  *   (spawning tmux directly, one raw control-mode round trip).
+ * - The control route (docs/design.md §5.14; live mode routes ordinary commands over one control
+ *   connection): a third floor, an MCP tools/call that touches no tmux (capture_since with a
+ *   cursor no stream issued; an MCP ping beside it), and send_keys with its guard. The goals are
+ *   checked against the floors: list_panes and capture_pane of a screen at p50 ≤ 0.25× one spawn
+ *   and within 0.3 ms of the no-tmux call, send_keys ≤ 0.35× one spawn. Where the no-tmux call's
+ *   time goes: the same ping and call in process (no stdio), zod's check of the arguments, JSON.
+ * - Start: cold start to the `initialize` reply (a new `deno run` each time), and the server's RSS
+ *   after its first calls, live and not.
  * - Memory: the server's RSS with 50 streamed 200x50 panes, each having printed 10,000 lines
  *   since its stream began (so each terminal's history is full).
  * - Flood: a pane printing `yes` for BENCH_FLOOD_SECONDS (15 by default; the issue's 60 s shortened
@@ -14,17 +22,26 @@
  * BENCH_BASELINE=<path to another checkout's main.ts> measures that build the same way too (the
  * "before" column: e.g. the commit before rendered reads). Not a test: timings are not asserted.
  */
+import { TOOLS } from "../src/catalog.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
 import { ControlClient } from "../src/tmux/control.ts";
-import { connectStdio, MAIN } from "../tests/support/client.ts";
+import {
+  connectInProcess,
+  connectStdio,
+  MAIN,
+  startPermissions,
+} from "../tests/support/client.ts";
 import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 
 const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
 const FLOOD_SECONDS = Number(Deno.env.get("BENCH_FLOOD_SECONDS") ?? 15);
 const BASELINE = Deno.env.get("BENCH_BASELINE");
-/** Sections to run: any of latency, run, memory, flood, screenshot (comma-separated; all by default). */
+/**
+ * Sections to run: any of latency, start, run, memory, flood, screenshot (comma-separated; all by
+ * default).
+ */
 const ONLY = new Set(
-  (Deno.env.get("BENCH_ONLY") ?? "latency,run,memory,flood,screenshot").split(","),
+  (Deno.env.get("BENCH_ONLY") ?? "latency,start,run,memory,flood,screenshot").split(","),
 );
 /** Clock ticks per second in /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
 const CLOCK_TICKS = 100;
@@ -67,12 +84,28 @@ async function server(panes: number): Promise<TmuxFixture> {
   return fx;
 }
 
+/** A call that touches no tmux: a cursor no stream issued is refused before tmux is asked. */
+const NO_TMUX = {
+  name: "capture_since",
+  arguments: { paneId: "%0", cursor: `ltxc1.${"0".repeat(32)}.0` },
+};
+
 async function floors(fx: TmuxFixture) {
   const spawn = await time(
     ITERATIONS,
     () =>
       new Deno.Command("tmux", { args: ["-S", fx.socket, "display-message", "-p", "x"] }).output(),
   );
+  // The MCP floor: JSON-RPC, validation and stdio, no tmux (live mode, so no fallback polling).
+  const stdio = await connectStdio(["-S", fx.socket]);
+  let noTmux: Stat;
+  let ping: Stat;
+  try {
+    noTmux = await time(ITERATIONS * 5, () => stdio.client.callTool(NO_TMUX));
+    ping = await time(ITERATIONS * 5, () => stdio.client.ping());
+  } finally {
+    await stdio.close();
+  }
   const runner = new TmuxRunner({
     socket: { kind: "path", path: fx.socket },
     env: (n) => cleanEnv()[n],
@@ -83,7 +116,7 @@ async function floors(fx: TmuxFixture) {
       ITERATIONS * 5,
       () => control.command(["display-message", "-p", "x"]),
     );
-    return { spawn, control: roundTrip };
+    return { spawn, control: roundTrip, noTmux, ping };
   } finally {
     await control.close();
   }
@@ -103,6 +136,9 @@ async function ours(fx: TmuxFixture, live: boolean, panes: number, entry = MAIN)
   const call = (name: string, args: Record<string, unknown>) =>
     client.callTool({ name, arguments: args });
   try {
+    // The control route attaches in the background on first use: let it, then measure.
+    for (let i = 0; i < 5; i++) await call("list_panes", {});
+    await new Promise((r) => setTimeout(r, 200));
     const result: Record<string, Stat> = {
       list_panes: await time(ITERATIONS, () => call("list_panes", {})),
       capture_pane_screen: await time(ITERATIONS, () => call("capture_pane", { paneId: "%0" })),
@@ -114,6 +150,11 @@ async function ours(fx: TmuxFixture, live: boolean, panes: number, entry = MAIN)
       [`search_panes_${panes}`]: await time(
         Math.ceil(ITERATIONS / 2),
         () => call("search_panes", { pattern: "1999", scrollbackLines: 100 }),
+      ),
+      // Its guard lists the whole server first; %1 runs cat and nobody watches it.
+      send_keys: await time(
+        ITERATIONS,
+        () => call("send_keys", { paneId: "%1", keys: "k", enter: false }),
       ),
     };
     // Wake latency: a caller waits on capture_since; the pane prints; the reply arrives.
@@ -424,7 +465,110 @@ async function screenshots(entry: string, columns: number, rows: number) {
   }
 }
 
+/** Cold start: a new server process each time, from spawn to its `initialize` reply. */
+async function coldStart(entry: string, socket: string): Promise<Stat> {
+  const permissions = await startPermissions();
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "bench", version: "1" },
+    },
+  }) + "\n";
+  const once = async () => {
+    const started = performance.now();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...permissions, entry, "-S", socket],
+      clearEnv: true,
+      env: cleanEnv({ NO_COLOR: "1" }),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(initialize));
+    const reader = child.stdout.getReader();
+    let seen = "";
+    while (!seen.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    const ms = performance.now() - started;
+    await writer.close();
+    await reader.cancel();
+    await child.status;
+    return ms;
+  };
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) samples.push(await once());
+  return stat(samples);
+}
+
+/** The server's RSS after connecting and a few listings and captures (no stream started). */
+async function idleRss(entry: string, socket: string, live: boolean): Promise<number> {
+  const { client, close } = await connectStdio(
+    ["-S", socket, ...(live ? [] : ["--no-live"])],
+    {},
+    entry,
+  );
+  try {
+    for (let i = 0; i < 10; i++) {
+      await client.callTool({ name: "list_panes", arguments: {} });
+      await client.callTool({ name: "capture_pane", arguments: { paneId: "%0" } });
+    }
+    const pid = await serverPid(entry);
+    await settle(pid, 5_000);
+    return round(await rssMiB(pid));
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * Where the no-tmux call's time goes: the same ping and call in process (no stdio, no JSON lines),
+ * zod's check of its arguments, and JSON encoding of the request and its answer.
+ */
+async function overhead(socket: string) {
+  const { client, close } = await connectInProcess(["-S", socket]);
+  try {
+    const ping = await time(ITERATIONS * 5, () => client.ping());
+    const noTmux = await time(ITERATIONS * 5, () => client.callTool(NO_TMUX));
+    const spec = TOOLS.find((t) => t.name === NO_TMUX.name)!;
+    const micro = (fn: () => unknown) => {
+      for (let i = 0; i < 1000; i++) fn();
+      const t = performance.now();
+      for (let i = 0; i < 10_000; i++) fn();
+      return round((performance.now() - t) / 10_000);
+    };
+    const request = { jsonrpc: "2.0", id: 7, method: "tools/call", params: NO_TMUX };
+    const answer = await client.callTool(NO_TMUX);
+    return {
+      inProcessPing: ping,
+      inProcessNoTmux: noTmux,
+      zodArgumentsMs: micro(() => spec.input.safeParse(NO_TMUX.arguments)),
+      jsonMs: micro(() => {
+        JSON.parse(JSON.stringify(request));
+        JSON.parse(JSON.stringify({ jsonrpc: "2.0", id: 7, result: answer }));
+      }),
+    };
+  } finally {
+    await close();
+  }
+}
+
+/** "met", or by how much a figure missed its goal. */
+function verdict(value: number, limit: number, unit: string): string {
+  return value <= limit
+    ? "met"
+    : `missed by ${(value - limit).toFixed(unit === "x" ? 2 : 3)}${unit === "x" ? "x" : " ms"}`;
+}
+
 const report: Record<string, unknown> = { iterations: ITERATIONS, runs: [] };
+const goals: string[] = [];
 const rows: string[] = [];
 const started = performance.now();
 for (const panes of ONLY.has("latency") ? [4, 50] : []) {
@@ -473,6 +617,31 @@ for (const panes of ONLY.has("latency") ? [4, 50] : []) {
       `${String(panes).padStart(5)} floor    control round trip    ${
         floor.control.p50.toFixed(3).padStart(8)
       } ${floor.control.p95.toFixed(3).padStart(8)}`,
+      `${String(panes).padStart(5)} floor    no-tmux tools/call    ${
+        floor.noTmux.p50.toFixed(3).padStart(8)
+      } ${floor.noTmux.p95.toFixed(3).padStart(8)}`,
+      `${String(panes).padStart(5)} floor    MCP ping              ${
+        floor.ping.p50.toFixed(3).padStart(8)
+      } ${floor.ping.p95.toFixed(3).padStart(8)}`,
+    );
+    // The control route's goals, on the live build of this run.
+    const live = (report.runs as Array<{ panes: number; mode: string; tools: Record<string, Stat> }>)
+      .find((r) => r.panes === panes && r.mode === "live")!.tools;
+    for (const name of ["list_panes", "capture_pane_screen"]) {
+      const p50 = live[name].p50;
+      const ratio = p50 / floor.spawn.p50;
+      const over = p50 - floor.noTmux.p50;
+      goals.push(
+        `${String(panes).padStart(5)} ${name.padEnd(20)} ${p50.toFixed(3).padStart(8)} ms  ` +
+          `${ratio.toFixed(2)}x spawn (goal ≤ 0.25: ${verdict(ratio, 0.25, "x")})  ` +
+          `+${over.toFixed(3)} ms over no-tmux (goal ≤ 0.3: ${verdict(over, 0.3, "ms")})`,
+      );
+    }
+    const keys = live.send_keys.p50 / floor.spawn.p50;
+    goals.push(
+      `${String(panes).padStart(5)} ${"send_keys".padEnd(20)} ${
+        live.send_keys.p50.toFixed(3).padStart(8)
+      } ms  ${keys.toFixed(2)}x spawn (goal ≤ 0.35: ${verdict(keys, 0.35, "x")})`,
     );
   } finally {
     await fx.close();
@@ -481,6 +650,40 @@ for (const panes of ONLY.has("latency") ? [4, 50] : []) {
 if (rows.length > 0) {
   console.log("panes mode     call                    p50 ms   p95 ms  x spawn  x control");
   for (const row of rows) console.log(row);
+  console.log("\ncontrol route goals (live mode, p50, floors from the same run)");
+  for (const goal of goals) console.log(goal);
+  report.goals = goals;
+}
+
+if (ONLY.has("latency") || ONLY.has("start")) {
+  const fx = await server(4);
+  try {
+    if (ONLY.has("latency")) {
+      const o = await overhead(fx.socket);
+      report.overhead = o;
+      console.log(
+        "\nno-tmux call, in process (no stdio): " +
+          `ping ${o.inProcessPing.p50.toFixed(3)} ms, call ${o.inProcessNoTmux.p50.toFixed(3)} ms; ` +
+          `zod on its arguments ${o.zodArgumentsMs.toFixed(4)} ms, ` +
+          `JSON of request and answer ${o.jsonMs.toFixed(4)} ms`,
+      );
+    }
+    if (ONLY.has("start")) {
+      const start = {
+        coldStart: await coldStart(MAIN, fx.socket),
+        rssLiveMiB: await idleRss(MAIN, fx.socket, true),
+        rssNoLiveMiB: await idleRss(MAIN, fx.socket, false),
+      };
+      report.start = start;
+      console.log(
+        `\nstart: cold start to the initialize reply p50 ${start.coldStart.p50.toFixed(1)} ms ` +
+          `(p95 ${start.coldStart.p95.toFixed(1)}); RSS after first calls ` +
+          `${start.rssLiveMiB.toFixed(1)} MiB live, ${start.rssNoLiveMiB.toFixed(1)} MiB --no-live`,
+      );
+    }
+  } finally {
+    await fx.close();
+  }
 }
 
 if (ONLY.has("run")) {
