@@ -25,12 +25,7 @@
 import { TOOLS } from "../src/catalog.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
 import { ControlClient } from "../src/tmux/control.ts";
-import {
-  connectInProcess,
-  connectStdio,
-  MAIN,
-  startPermissions,
-} from "../tests/support/client.ts";
+import { connectInProcess, connectStdio, MAIN, startPermissions } from "../tests/support/client.ts";
 import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 
 const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
@@ -625,8 +620,9 @@ for (const panes of ONLY.has("latency") ? [4, 50] : []) {
       } ${floor.ping.p95.toFixed(3).padStart(8)}`,
     );
     // The control route's goals, on the live build of this run.
-    const live = (report.runs as Array<{ panes: number; mode: string; tools: Record<string, Stat> }>)
-      .find((r) => r.panes === panes && r.mode === "live")!.tools;
+    const live =
+      (report.runs as Array<{ panes: number; mode: string; tools: Record<string, Stat> }>)
+        .find((r) => r.panes === panes && r.mode === "live")!.tools;
     for (const name of ["list_panes", "capture_pane_screen"]) {
       const p50 = live[name].p50;
       const ratio = p50 / floor.spawn.p50;
@@ -663,7 +659,9 @@ if (ONLY.has("latency") || ONLY.has("start")) {
       report.overhead = o;
       console.log(
         "\nno-tmux call, in process (no stdio): " +
-          `ping ${o.inProcessPing.p50.toFixed(3)} ms, call ${o.inProcessNoTmux.p50.toFixed(3)} ms; ` +
+          `ping ${o.inProcessPing.p50.toFixed(3)} ms, call ${
+            o.inProcessNoTmux.p50.toFixed(3)
+          } ms; ` +
           `zod on its arguments ${o.zodArgumentsMs.toFixed(4)} ms, ` +
           `JSON of request and answer ${o.jsonMs.toFixed(4)} ms`,
       );
