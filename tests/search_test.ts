@@ -57,6 +57,8 @@ Deno.test("search_panes: literal matches with pane, window and line number", asy
   await printed(fx, "=alpha:0", "loud");
   await printed(fx, "=alpha:3", "a needle");
   await printed(fx, "=alp:", "elsewhere");
+  // A fixed name: automatic-rename would change it from sh to sleep at a moment of its choosing.
+  await fx.tmux("rename-window", "-t", "=alpha:0", "first");
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     const all = await ok<Result>(client, "search_panes", { pattern: "needle" });
