@@ -188,6 +188,9 @@ export function watchers(
   const wholeSessions = new Set<string>();
   for (const client of clients) {
     if (ownClientPids.has(client.pid)) continue;
+    // A control client attached with `no-output` is sent no pane output: it shows nothing to
+    // anyone (another tmux-mcp's command route attaches so), so it watches nothing.
+    if (client.controlMode && client.flags.split(",").includes("no-output")) continue;
     if (client.tty !== "") result.clientTtys.add(client.tty);
     if (client.sessionId === "") continue;
     result.people.set(client.sessionId, (result.people.get(client.sessionId) ?? 0) + 1);
