@@ -272,41 +272,16 @@ export class ControlClient {
       return Promise.reject(new ToolError("server_gone", "the control connection is closed"));
     }
     const line = args.map(quoteControlArgument).join(" ") + "\n";
-    return new Promise<string[]>((resolve, reject) => {
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        fn();
-      };
-      const onAbort = () =>
-        settle(() => reject(new ToolError("cancelled", "the call was cancelled")));
-      // A reply that never comes means the channel lost its place: nothing after it can be
-      // trusted, so the whole connection is dropped (its streams end, callers start again).
-      const timer = setTimeout(() => {
-        settle(() =>
-          reject(new ToolError("timeout", `tmux did not answer within ${timeoutMs} ms`))
-        );
-        this.#lost("a reply did not arrive in time");
-        // No polite detach: a tmux that does not answer would not take it either.
-        this.#closing = true;
-        this.#terminate();
-      }, timeoutMs);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      // The slot stays queued even if the caller gives up: replies are matched in order.
-      this.#pending.push({
-        resolve: (lines) => {
-          if (!settled) onReply?.(lines);
-          settle(() => resolve(lines));
-        },
-        reject: (error) => settle(() => reject(error)),
-      });
-      this.#writes = this.#writes.then(() => this.#writer.write(encoder.encode(line))).catch(() =>
-        this.#lost("could not write to the tmux client")
-      );
-    });
+    return this.#enqueue<string[]>(
+      (settled, resolve) => (lines) => {
+        if (!settled()) onReply?.(lines);
+        resolve(lines);
+      },
+      undefined,
+      () => this.#writer.write(encoder.encode(line)),
+      signal,
+      timeoutMs,
+    );
   }
 
   /**
@@ -326,7 +301,35 @@ export class ControlClient {
       return Promise.reject(new ToolError("server_gone", "the control connection is closed"));
     }
     if (line.includes("\n")) throw new Error("internal: a control line holds a newline");
-    return new Promise<void>((resolve, reject) => {
+    const bytes = encoder.encode(line + "\n");
+    return this.#enqueue<void>(
+      (_settled, resolve) => () => resolve(),
+      reader,
+      () => {
+        // Counted as sent before the write: once it starts, tmux may run part of it.
+        if (!this.#closed) reader.sent();
+        return this.#closed ? undefined : this.#writer.write(bytes);
+      },
+      signal,
+      timeoutMs,
+    );
+  }
+
+  /**
+   * Queue one reply slot and its write. The slot stays queued even if the caller gives up
+   * (signal): replies are matched in order. A reply that never comes means the channel lost its
+   * place: nothing after it can be trusted, so the whole connection is dropped (its streams end,
+   * callers start again) — with no polite detach, since a tmux that does not answer would not
+   * take it either.
+   */
+  #enqueue<T>(
+    onLines: (settled: () => boolean, resolve: (value: T) => void) => (lines: string[]) => void,
+    reader: ReplyReader | undefined,
+    write: () => Promise<void> | undefined,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
         if (settled) return;
@@ -346,17 +349,15 @@ export class ControlClient {
         this.#terminate();
       }, timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
+      const lines = onLines(() => settled, (value) => settle(() => resolve(value)));
       this.#pending.push({
-        reader,
-        resolve: () => settle(resolve),
+        ...(reader ? { reader } : {}),
+        resolve: lines,
         reject: (error) => settle(() => reject(error)),
       });
-      const bytes = encoder.encode(line + "\n");
-      this.#writes = this.#writes.then(() => {
-        // Counted as sent before the write: once it starts, tmux may run part of it.
-        if (!this.#closed) reader.sent();
-        return this.#closed ? undefined : this.#writer.write(bytes);
-      }).catch(() => this.#lost("could not write to the tmux client"));
+      this.#writes = this.#writes.then(write).catch(() =>
+        this.#lost("could not write to the tmux client")
+      );
     });
   }
 
