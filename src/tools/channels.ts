@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { defineTool } from "../tool_spec.ts";
+import { waitShape } from "./common.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */
 const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/);
@@ -29,9 +30,7 @@ export const channelTools = [
         "signalled: the channel was signalled (the server still runs); timeout: not within " +
           "timeoutMs; server_gone: the tmux server exited or restarted meanwhile.",
       ),
-      elapsedMs: z.int(),
-      timeoutMs: z.int(),
-      timeoutClamped: z.boolean(),
+      ...waitShape,
     }).strict(),
     annotations: "ordered",
     capability: { reach: "none", effects: "change", output: ["metadata"] },

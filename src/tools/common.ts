@@ -38,6 +38,13 @@ export const VIEW_GUARDED = "Refused where a person watches (target_denied).";
  */
 export const ASK_TEXT = "A person may be asked to allow it (see instructions).";
 
+/** What every waiting tool reports about its wait (the ceiling clamps `timeoutMs`, disclosed). */
+export const waitShape = {
+  elapsedMs: z.int(),
+  timeoutMs: z.int(),
+  timeoutClamped: z.boolean(),
+};
+
 /** Sleep `ms`, ending at once with `cancelled` (carrying `effects`) if the call is cancelled. */
 export function sleep(
   ms: number,

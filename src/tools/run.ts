@@ -12,7 +12,7 @@ import { paneIdSchema } from "../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../tmux/input.ts";
 import { awaitRun, launchRun, POSIX_SHELLS } from "../tmux/run.ts";
 import { defineTool } from "../tool_spec.ts";
-import { ASK_TEXT, generationSchema, maxBytesSchema, maxLinesSchema } from "./common.ts";
+import { ASK_TEXT, generationSchema, maxBytesSchema, maxLinesSchema, waitShape } from "./common.ts";
 
 const { text: _text, ...boundedShape } = textResultShape;
 
@@ -62,9 +62,7 @@ export const runTools = [
       cursor: z.string().optional().describe(
         "Pass it to capture_since (with waitMs) to follow the pane from here, e.g. after a timeout.",
       ),
-      elapsedMs: z.int(),
-      timeoutMs: z.int(),
-      timeoutClamped: z.boolean(),
+      ...waitShape,
       note: z.string().optional(),
     }).strict(),
     annotations: "execute",

@@ -12,7 +12,7 @@ import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";
 import { paneIdSchema } from "../rows.ts";
-import { cursorStream, maxBytesSchema, maxLinesSchema, sleep } from "./common.ts";
+import { cursorStream, maxBytesSchema, maxLinesSchema, sleep, waitShape } from "./common.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
@@ -72,9 +72,7 @@ export const sinceTools = [
           "changed (with quietMs: the output had not stopped when the wait ended; text is what " +
           "arrived).",
       ),
-      elapsedMs: z.int(),
-      timeoutMs: z.int(),
-      timeoutClamped: z.boolean(),
+      ...waitShape,
       note: z.string().optional(),
     }).strict(),
     annotations: "inspect",

@@ -37,6 +37,7 @@ import {
   maxLinesSchema,
   PATTERN_LIMITS,
   sleep,
+  waitShape,
 } from "./common.ts";
 
 /** Bounds of one wait's patterns. */
@@ -173,9 +174,7 @@ export const waitTools = [
       alternateScreen: z.boolean().optional().describe(
         "A full-screen program shows the alternate screen; its rows were matched as they are.",
       ),
-      elapsedMs: z.int(),
-      timeoutMs: z.int(),
-      timeoutClamped: z.boolean(),
+      ...waitShape,
       note: z.string().optional(),
     }).strict(),
     annotations: "inspect",
