@@ -90,17 +90,37 @@ export async function shootCapture(screen: CapturedScreen, options: ShotOptions)
   };
   const historyRows = screen.historyRows - dropped;
   const cursor = screen.cursor;
-  if (cursor && cursor.y < screen.screenRows && cursor.x <= screen.width) {
-    const x = Math.min(cursor.x, screen.width - 1);
-    if (x < columns) grid.cursor = { x, y: historyRows + cursor.y };
+  return await finish(grid, options, {
+    cursor: cursor && cursor.y < screen.screenRows && cursor.x <= screen.width ? cursor : undefined,
+    width: screen.width,
+    historyRows,
+    clippedRows: dropped + screen.height - screen.screenRows,
+  });
+}
+
+/** Mark the cursor (when it is on a drawn cell), encode, and report what was left out. */
+async function finish(
+  grid: CellGrid,
+  options: ShotOptions,
+  shown: {
+    cursor?: { x: number; y: number };
+    width: number;
+    historyRows: number;
+    clippedRows: number;
+  },
+): Promise<Shot> {
+  const columns = grid.columns;
+  if (shown.cursor) {
+    const x = Math.min(shown.cursor.x, shown.width - 1);
+    if (x < columns) grid.cursor = { x, y: shown.historyRows + shown.cursor.y };
   }
   return {
     ...await encodeGrid(grid, options),
     columns,
-    rows,
-    historyRows,
-    clippedColumns: screen.width - columns,
-    clippedRows: dropped + screen.height - screen.screenRows,
+    rows: grid.rows,
+    historyRows: shown.historyRows,
+    clippedColumns: shown.width - columns,
+    clippedRows: shown.clippedRows,
     cursorMarked: options.cursor && grid.cursor !== undefined,
   };
 }
@@ -126,17 +146,12 @@ export async function shootTerminal(screen: LiveScreen, options: ShotOptions): P
   const historyRows = Math.min(held, SHOT_LIMITS.rows - screenRows);
   const rows = historyRows + screenRows;
   const grid = gridFromBuffer(buffer, buffer.baseY - historyRows, rows, columns);
-  if (screen.cursorVisible && buffer.cursorY < screenRows) {
-    const x = Math.min(buffer.cursorX, screen.width - 1);
-    if (x < columns) grid.cursor = { x, y: historyRows + buffer.cursorY };
-  }
-  return {
-    ...await encodeGrid(grid, options),
-    columns,
-    rows,
+  return await finish(grid, options, {
+    cursor: screen.cursorVisible && buffer.cursorY < screenRows
+      ? { x: buffer.cursorX, y: buffer.cursorY }
+      : undefined,
+    width: screen.width,
     historyRows,
-    clippedColumns: screen.width - columns,
     clippedRows: held - historyRows + screen.height - screenRows,
-    cursorMarked: options.cursor && grid.cursor !== undefined,
-  };
+  });
 }
