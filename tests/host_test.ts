@@ -68,6 +68,8 @@ Deno.test("two sessions on one host share one stream: each keeps its own cursor,
     const { panes } = await ok<{ panes: Array<{ isAttended: boolean }> }>(b.client, "list_panes");
     assertEquals(panes.map((p) => p.isAttended), [false]);
     await ok(b.client, "send_keys", { paneId: "%0", keys: "one" });
+    // The terminal's echo and cat's copy: A reads once both are shown.
+    await eventually(async () => (await fx.tmux("capture-pane", "-p")).includes("one\none"));
     const readA = await ok<Since>(a.client, "capture_since", {
       paneId: "%0",
       cursor: firstA.cursor,

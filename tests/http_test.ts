@@ -3,8 +3,8 @@
  * session on one shared tmux host; the token, the Host/Origin guard, sessions, limits and
  * shutdown. Header tests send raw HTTP over Deno.connect (fetch would set its own Host).
  *
- * These tests need `--allow-net=127.0.0.1`. Run without it (as `deno task test` does), this file
- * re-runs itself in a child `deno test` that has it, together with the leftover check, so its
+ * These tests need `--allow-net=127.0.0.1`, which `deno task test` grants. Run without it, this
+ * file re-runs itself in a child `deno test` that has it, together with the leftover check, so its
  * fixtures are checked too.
  */
 import { Client } from "@modelcontextprotocol/sdk/client";
