@@ -122,3 +122,19 @@ Deno.test("seeding under the alternate screen restores the normal screen when it
   assertEquals([emulator.alternate, emulator.screenRows()], [false, ["$ vim", "$", ""]]);
   emulator.dispose();
 });
+
+Deno.test("seeding keeps an attribute that continues from one captured line to the next, as tmux does", () => {
+  const emulator = new PaneEmulator(12, 3, 10);
+  // capture-pane -e starts a continued line with no sequence: its colour is the previous line's.
+  emulator.seed({ ...blankSeed(12, 3), screen: "\x1b[41mred\nstill red\x1b[49m plain\n" });
+  const bg = (row: number, col: number) => {
+    const cell = emulator.buffer.getLine(row)!.getCell(col)!;
+    return cell.isBgPalette() ? cell.getBgColor() : -1;
+  };
+  assertEquals([bg(0, 0), bg(1, 0), bg(1, 8)], [1, 1, 1]);
+  assertEquals(bg(1, 10), -1, "the colour ends where the capture ends it");
+  // And the rows below start clean: the seed leaves no attribute behind for later output.
+  emulator.write("\x1b[3;1Hnew");
+  assertEquals(bg(2, 0), -1);
+  emulator.dispose();
+});

@@ -294,8 +294,12 @@ function defaultTabs(width: number): number[] {
   return tabs;
 }
 
-/** A capture's lines as terminal output: each line from the left edge, attributes reset after. */
+/**
+ * A capture's lines as terminal output: each line from the left edge. Attributes carry from one
+ * line to the next, as tmux prints them (a continued colour starts its next line with no sequence);
+ * nothing scrolls, so no row is filled with a background. They are reset at the end.
+ */
 function screenBytes(capture: string): string {
   const lines = capture.replace(/\n$/, "").split("\n");
-  return "\x1b[H" + lines.join("\x1b[0m\r\n") + "\x1b[0m";
+  return "\x1b[H" + lines.join("\r\n") + "\x1b[0m";
 }
