@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals } from "./support/assert.ts";
 import { call, fails, ok, sessionsOnOneHost } from "./support/client.ts";
-import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { eventually, rawReceiver, TmuxFixture } from "./support/fixture.ts";
 
 interface Since {
   text: string;
@@ -12,25 +12,9 @@ interface Since {
   outcome: string;
 }
 
-/** A pane that writes every byte it receives to a file (raw tty: exactly what tmux wrote). */
-async function receiver(fx: TmuxFixture): Promise<{ paneId: string; file: string }> {
-  const file = `${fx.dir}/received`;
-  const ready = `${fx.dir}/ready`;
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `bash --norc --noprofile -c 'stty raw -echo && touch ${ready} && exec cat > ${file}'`,
-  )).trim();
-  assert(await eventually(() => Deno.stat(ready).then(() => true, () => false)), "receiver ready");
-  return { paneId, file };
-}
-
 Deno.test("two sessions on one host: their pastes into one pane never interleave", async () => {
   await using fx = await TmuxFixture.start();
-  const rx = await receiver(fx);
+  const rx = await rawReceiver(fx);
   const { host, sessions: [a, b] } = await sessionsOnOneHost(["-S", fx.socket], 2);
   try {
     const A = "A".repeat(3000);

@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { askingClient, call, fails, ok, startPermissions } from "./support/client.ts";
-import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, eventually, rawReceiver, TmuxFixture } from "./support/fixture.ts";
 import { CHOICES } from "../src/ask.ts";
 import { SURFACE } from "../src/catalog.ts";
 import { parseConfig } from "../src/config.ts";
@@ -219,22 +219,6 @@ function post(url: string, body: BodyInit, headers: Record<string, string> = {})
   });
 }
 
-/** A pane that writes every byte it receives to a file (raw tty: exactly what tmux wrote). */
-async function receiver(fx: TmuxFixture): Promise<{ paneId: string; file: string }> {
-  const file = `${fx.dir}/received`;
-  const ready = `${fx.dir}/ready`;
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `bash --norc --noprofile -c 'stty raw -echo && touch ${ready} && exec cat > ${file}'`,
-  )).trim();
-  assert(await eventually(() => Deno.stat(ready).then(() => true, () => false)), "receiver ready");
-  return { paneId, file };
-}
-
 interface Since {
   text: string;
   cursor?: string;
@@ -365,7 +349,7 @@ httpTest(
   "two HTTP sessions on one host: their pastes into one pane never interleave, and neither takes the other's control client for a person",
   async () => {
     await using fx = await TmuxFixture.start({ command: "cat" });
-    const rx = await receiver(fx);
+    const rx = await rawReceiver(fx);
     const served = serve(fx);
     const a = await connect(served.url, "a");
     const b = await connect(served.url, "b");

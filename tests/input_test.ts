@@ -6,7 +6,7 @@
 import { Ajv } from "ajv";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { call, connectInProcess, fails, ok } from "./support/client.ts";
-import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, contextFor, eventually, nestedClient, TmuxFixture } from "./support/fixture.ts";
 import { inputJsonSchema, successJsonSchema, TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
@@ -769,22 +769,7 @@ Deno.test("guard: a pane running a tmux client of this server is refused, even w
   await using fx = await server();
   await fx.tmux("new-session", "-d", "-s", "work", "sleep 100000");
   // A nested client: `tmux attach` inside one of this server's panes.
-  const host = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-t",
-    "=in:",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `env -u TMUX TERM=screen tmux -S ${fx.socket} attach -t =work`,
-  )).trim();
-  assert(
-    await eventually(async () =>
-      (await fx.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes("work")
-    ),
-    "the nested client attached",
-  );
+  const host = await nestedClient(fx, "in", "work");
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     const { panes } = await ok<{ panes: Array<{ paneId: string; hostsTmuxClient: boolean }> }>(

@@ -5,7 +5,13 @@
  */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "./support/client.ts";
-import { cleanEnv, eventually, FIXTURE_PREFIX, TmuxFixture } from "./support/fixture.ts";
+import {
+  cleanEnv,
+  eventually,
+  FIXTURE_PREFIX,
+  nestedClient,
+  TmuxFixture,
+} from "./support/fixture.ts";
 import { CONFIG_VARIABLES } from "../src/tmux/lifecycle.ts";
 
 interface Created {
@@ -501,22 +507,7 @@ Deno.test("respawn_pane: a dead pane restarts with a new generation; the own pan
 Deno.test("respawn_pane: a pane running a tmux client of this server is refused, even with force", async () => {
   await using fx = await TmuxFixture.start({ session: "main" });
   await fx.tmux("new-session", "-d", "-s", "work", "sleep 100000");
-  const host = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-t",
-    "=main:",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `env -u TMUX TERM=screen tmux -S ${fx.socket} attach -t =work`,
-  )).trim();
-  assert(
-    await eventually(async () =>
-      (await fx.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes("work")
-    ),
-    "the nested client attached",
-  );
+  const host = await nestedClient(fx, "main", "work");
   const { client, close } = await connectInProcess(["-S", fx.socket, "--allow-watched-panes"]);
   try {
     const refused = await fails(client, "respawn_pane", { paneId: host, kill: true, force: true });

@@ -8,21 +8,10 @@ import { call, connectInProcess, connectStdio, fails, ok } from "./support/clien
 import { TmuxFixture } from "./support/fixture.ts";
 import { ToolError } from "../src/errors.ts";
 import { checkLayout, layoutChecksum } from "../src/tmux/manage.ts";
+import { SURFACE } from "../src/catalog.ts";
 
-const MANAGE = [
-  "rename_session",
-  "rename_window",
-  "select_window",
-  "select_pane",
-  "select_layout",
-  "resize_window",
-  "resize_pane",
-  "move_window",
-  "swap_pane",
-  "set_pane_title",
-  "set_mouse_enabled",
-  "set_history_limit",
-];
+/** The twelve setters: the manage toolset without its channel tools. */
+const MANAGE = SURFACE.manage.filter((name) => !name.endsWith("_channel"));
 
 type Row = Record<string, unknown>;
 

@@ -256,3 +256,50 @@ export async function eventually(
 export function contextFor(runner: TmuxRunner): TmuxContext {
   return { runner, ownClientPids: new Set(), inputQueue: new PaneQueue() };
 }
+
+/**
+ * A new window whose pane writes every byte it receives to a file: `stty raw -echo` turns the line
+ * discipline off, so the file holds exactly what tmux wrote.
+ */
+export async function rawReceiver(fx: TmuxFixture): Promise<{ paneId: string; file: string }> {
+  const file = `${fx.dir}/received`;
+  const ready = `${fx.dir}/ready`;
+  const paneId = (await fx.tmux(
+    "new-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    `bash --norc --noprofile -c 'stty raw -echo && touch ${ready} && exec cat > ${file}'`,
+  )).trim();
+  if (!await eventually(() => Deno.stat(ready).then(() => true, () => false))) {
+    throw new Error("the receiver did not get ready");
+  }
+  return { paneId, file };
+}
+
+/**
+ * A pane of session `inSession` running `tmux attach` to session `target` of the same server (a
+ * nested client); resolves once tmux lists that client. Returns the hosting pane's id.
+ */
+export async function nestedClient(
+  fx: TmuxFixture,
+  inSession: string,
+  target: string,
+): Promise<string> {
+  const host = (await fx.tmux(
+    "new-window",
+    "-d",
+    "-t",
+    `=${inSession}:`,
+    "-P",
+    "-F",
+    "#{pane_id}",
+    `env -u TMUX TERM=screen tmux -S ${fx.socket} attach -t =${target}`,
+  )).trim();
+  const attached = await eventually(async () =>
+    (await fx.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes(target)
+  );
+  if (!attached) throw new Error("the nested client did not attach");
+  return host;
+}
