@@ -1,25 +1,9 @@
 /** The headless terminal on its own: widths, row numbering, seeding, modes. No tmux. */
 import { assertEquals } from "./support/assert.ts";
-import { type EmulatorSeed, PaneEmulator } from "../src/live/emulator.ts";
+import { PaneEmulator } from "../src/live/emulator.ts";
+import { blankSeed } from "./support/seed.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-
-/** A seed of a blank screen with the cursor at the top left. */
-function blankSeed(width: number, height: number): EmulatorSeed {
-  return {
-    width,
-    height,
-    cursorX: 0,
-    cursorY: 0,
-    screen: "",
-    scrollUpper: 0,
-    scrollLower: height - 1,
-    insert: false,
-    origin: false,
-    wrap: true,
-    tabs: [],
-  };
-}
 
 Deno.test("wide characters and emoji take the cells tmux gives them", () => {
   const emulator = new PaneEmulator(20, 3, 10);

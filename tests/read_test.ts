@@ -3,6 +3,7 @@ import { assert, assertEquals, assertRejects } from "./support/assert.ts";
 import { readFrom, readScreen } from "../src/live/read.ts";
 import { PaneStream, READ_MEMORY } from "../src/live/stream.ts";
 import { ToolError } from "../src/errors.ts";
+import { blankSeed } from "./support/seed.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const never = new AbortController().signal;
@@ -14,19 +15,7 @@ function stream(width = 40, height = 6, scrollback = 100): PaneStream {
     scrollback,
   );
   s.seed(
-    {
-      width,
-      height,
-      cursorX: 0,
-      cursorY: 0,
-      screen: "",
-      scrollUpper: 0,
-      scrollLower: height - 1,
-      insert: false,
-      origin: false,
-      wrap: true,
-      tabs: [],
-    },
+    blankSeed(width, height),
     s.changes,
     false,
   );
