@@ -10,12 +10,15 @@
  *   asks nothing more (a 64-row batch never asks 64 times into the void): later refusals in that
  *   call say what the first answer was;
  * - "allow once" lets the panes asked about through for the rest of this call, each only at the
- *   generation it had when asked (a pane replaced meanwhile is not covered);
+ *   generation it had when asked (a pane replaced meanwhile is not covered); in a batch, only for
+ *   the rows the question showed reaching that pane (a row not shown is asked about when it comes);
  * - a grant ("allow for this pane for N minutes") belongs to the MCP session that asked, names one
  *   pane and its generation, and ends at its expiry or as soon as the pane is listed with another
  *   generation (respawned, or a new server reusing the id) or not listed at all;
  * - the question shows at most {@link PREVIEW_CHARS} characters of the text the call itself
- *   would send, with control characters escaped, and the pane's session, window and command.
+ *   would send (a batch's rows whose receivers, synchronized partners included, reach a pane asked
+ *   about), with every character that could hide something escaped, and the pane's session,
+ *   window and command.
  */
 import { ToolError } from "./errors.ts";
 import type { PaneRow } from "./rows.ts";
@@ -74,6 +77,12 @@ export type AskedPane = Pick<
   | "isAttended"
   | "isCaller"
 >;
+
+/**
+ * The panes input addressed to a pane reaches (itself, then its synchronized partners), as the
+ * guard's listing shows them; the preview picks a batch's rows by it.
+ */
+export type Receivers = (paneId: string) => readonly string[];
 
 /** A grant as `tmux://capabilities` lists it. */
 export interface GrantRow {
@@ -160,9 +169,11 @@ type Unanswered = { hint: string; said: string };
 /** What one tool call may do without asking, and how it asks (one per call). */
 export class CallConsent {
   readonly #options: CallConsentOptions;
-  /** `paneId generation` pairs the person allowed for this call. */
+  /** `paneId generation row` triples the person allowed for this call (row "call" outside a batch). */
   readonly #once = new Set<string>();
   #stopped?: Unanswered;
+  /** The batch row being checked; undefined outside a batch. */
+  #row?: number;
 
   /** Consent for one call; see {@link CallConsentOptions}. */
   constructor(options: CallConsentOptions) {
@@ -174,9 +185,20 @@ export class CallConsent {
     return this.#options.elicit !== undefined;
   }
 
-  /** Whether the person allowed `pane`, at this generation, for this call or by a grant. */
+  /**
+   * Mark the batch row checked from now on: "allow once" covers a row only when the question
+   * showed it (docs/design.md §6.11).
+   */
+  enterRow(index: number): void {
+    this.#row = index;
+  }
+
+  /**
+   * Whether the person allowed `pane`, at this generation, for this call (in a batch: for the
+   * current row) or by a grant.
+   */
   permits(pane: Pick<PaneRow, "paneId" | "generation">): boolean {
-    return this.#once.has(`${pane.paneId} ${pane.generation}`) ||
+    return this.#once.has(onceKey(pane, this.#row ?? "call")) ||
       this.#options.grants.covers(pane);
   }
 
@@ -186,19 +208,29 @@ export class CallConsent {
   }
 
   /**
-   * Ask the person to lift `refusal` for `panes`. Resolves once they allowed it (recorded for
-   * this call, or as a grant); otherwise throws `refusal`'s `target_denied` with a hint saying
-   * that the person declined or did not answer.
+   * Ask the person to lift `refusal` for `panes`, input to which reaches `receivers`. Resolves
+   * once they allowed it (recorded for this call — in a batch for the rows shown — or as a
+   * grant); otherwise throws `refusal`'s `target_denied` with a hint saying that the person
+   * declined or did not answer.
    */
-  async ask(refusal: ToolError, action: string, panes: readonly AskedPane[]): Promise<void> {
+  async ask(
+    refusal: ToolError,
+    action: string,
+    panes: readonly AskedPane[],
+    receivers: Receivers = (id) => [id],
+  ): Promise<void> {
     const { elicit, grants, timeoutMs } = this.#options;
     if (!elicit) throw refusal;
     if (this.#stopped) throw this.#denied(refusal, this.#stopped, true);
-    const reply = await elicit(this.question(action, panes), ANSWER_SCHEMA);
+    const { message, shown } = this.#question(action, panes, receivers);
+    const reply = await elicit(message, ANSWER_SCHEMA);
     const decision = reply.action === "accept" ? reply.content.decision : undefined;
     if (decision === CHOICES.once || decision === CHOICES.grant) {
       for (const pane of panes) {
-        this.#once.add(`${pane.paneId} ${pane.generation}`);
+        if (this.#row === undefined) this.#once.add(onceKey(pane, "call"));
+        for (const [row, reached] of shown) {
+          if (reached.includes(pane.paneId)) this.#once.add(onceKey(pane, row));
+        }
         if (decision === CHOICES.grant) grants.add(pane);
       }
       return;
@@ -230,9 +262,18 @@ export class CallConsent {
     throw this.#denied(refusal, this.#stopped, false);
   }
 
-  /** The question for `panes`: who asks, what for, where, and the bounded text. */
-  question(action: string, panes: readonly AskedPane[]): string {
+  /** The question for `panes`: who asks, what for, where, and the bounded text; the rows shown. */
+  #question(
+    action: string,
+    panes: readonly AskedPane[],
+    receivers: Receivers,
+  ): { message: string; shown: ReadonlyMap<number, readonly string[]> } {
     const shown = panes.slice(0, 8);
+    const preview = callPreview(this.#options.tool, this.#options.args, {
+      asked: panes.map((p) => p.paneId),
+      receivers,
+      fromRow: this.#row ?? 0,
+    });
     const lines = [
       "An AI agent, through tmux-mcp, asks for your permission.",
       "",
@@ -240,14 +281,14 @@ export class CallConsent {
       `Action: ${visible(action, 120)}`,
       ...shown.map(describePane),
       ...(panes.length > shown.length ? [`…and ${panes.length - shown.length} more panes`] : []),
-      ...callPreview(this.#options.tool, this.#options.args, panes.map((p) => p.paneId)),
+      ...preview.lines,
       "",
       `"${CHOICES.once}" lets this call through. "${CHOICES.grant}" lets this agent session ` +
       "type into, paste into, respawn, close or rearrange " +
       (panes.length > 1 ? "these panes" : "this pane") +
       " without asking again until then, or until it is replaced. Anything else refuses.",
     ];
-    return lines.join("\n");
+    return { message: lines.join("\n"), shown: preview.rows };
   }
 
   #denied(refusal: ToolError, why: Unanswered, earlier: boolean): ToolError {
@@ -258,6 +299,10 @@ export class CallConsent {
         : why.hint,
     });
   }
+}
+
+function onceKey(pane: Pick<PaneRow, "paneId" | "generation">, row: number | "call"): string {
+  return `${pane.paneId} ${pane.generation} ${row}`;
 }
 
 /** One line naming a pane: where it is, what runs there, why it is protected. */
@@ -271,56 +316,99 @@ function describePane(pane: AskedPane): string {
     `${visible(pane.currentCommand, 64)}${why ? ` (${why})` : ""}`;
 }
 
+/** Which rows of a batch a preview looks at. */
+export interface PreviewScope {
+  /** The panes asked about. */
+  asked: readonly string[];
+  /** Where input addressed to a pane goes. */
+  receivers: Receivers;
+  /** The first row not yet sent (the row being checked). */
+  fromRow: number;
+}
+
+/** A call's preview: its lines, and each batch row shown with the asked panes it reaches. */
+export interface CallPreview {
+  lines: string[];
+  rows: Map<number, string[]>;
+}
+
 /**
- * Lines previewing the text a call would send to `paneIds`: `keys`, `text`, `command`, or the
- * rows of `operations` aimed at those panes. At most {@link PREVIEW_CHARS} characters of text in
- * all; nothing the call does not itself carry.
+ * Lines previewing the text a call would send: `keys`, `text`, `command`, or the rows of
+ * `operations` (from `scope.fromRow` on) whose receivers include a pane asked about — by where
+ * the input goes, not by the row's `paneId`, so a row typed into a synchronized partner of a
+ * watched pane is shown. At most {@link PREVIEW_CHARS} characters of text in all; nothing the
+ * call does not itself carry. Rows past the budget are counted, not shown, and not in `rows`.
  */
-export function callPreview(tool: string, args: unknown, paneIds: readonly string[]): string[] {
-  if (typeof args !== "object" || args === null) return [];
+export function callPreview(tool: string, args: unknown, scope: PreviewScope): CallPreview {
+  const rows = new Map<number, string[]>();
+  if (typeof args !== "object" || args === null) return { lines: [], rows };
   const a = args as Record<string, unknown>;
   // paste_text presses Enter only when asked; send_keys and its batch rows by default.
   const enterOf = (row: Record<string, unknown>) =>
     tool === "paste_text" ? row.enter === true : row.enter !== false;
   const then = (row: Record<string, unknown>) => enterOf(row) ? ", then Enter" : "";
   if (typeof a.keys === "string") {
-    return [`Keys: ${visible(a.keys)}${a.literal === true ? " (typed literally)" : ""}${then(a)}`];
+    const literal = a.literal === true ? " (typed literally)" : "";
+    return { lines: [`Keys: ${visible(a.keys)}${literal}${then(a)}`], rows };
   }
-  if (typeof a.text === "string") return [`Text: ${visible(a.text)}${then(a)}`];
-  if (typeof a.command === "string") return [`Command: ${visible(a.command)}`];
-  if (!Array.isArray(a.operations)) return [];
-  const rows = a.operations.map((row, index) => ({ row, index })).filter(({ row }) =>
-    typeof row === "object" && row !== null && paneIds.includes(row.paneId) &&
-    typeof row.keys === "string"
-  );
+  if (typeof a.text === "string") return { lines: [`Text: ${visible(a.text)}${then(a)}`], rows };
+  if (typeof a.command === "string") return { lines: [`Command: ${visible(a.command)}`], rows };
+  if (!Array.isArray(a.operations)) return { lines: [], rows };
+  const aimed = a.operations.flatMap((row: unknown, index) => {
+    if (index < scope.fromRow || typeof row !== "object" || row === null) return [];
+    const r = row as Record<string, unknown>;
+    if (typeof r.paneId !== "string" || typeof r.keys !== "string") return [];
+    const reached = scope.receivers(r.paneId).filter((id) => scope.asked.includes(id));
+    return reached.length ? [{ row: r, paneId: r.paneId, keys: r.keys, index, reached }] : [];
+  });
   const lines: string[] = [];
   let budget = PREVIEW_CHARS;
-  for (const { row, index } of rows) {
+  for (const { row, paneId, keys, index, reached } of aimed) {
     if (budget <= 0) {
-      lines.push(`…and ${rows.length - lines.length} more rows for these panes`);
+      lines.push(
+        `…and ${aimed.length - lines.length} more rows for these panes (not covered by ` +
+          "this answer: asked about when they come)",
+      );
       break;
     }
-    const keys = row.keys as string;
-    lines.push(`Row ${index} (pane ${row.paneId}): ${visible(keys, budget)}${then(row)}`);
+    const others = reached.filter((id) => id !== paneId);
+    const via = others.length ? `, synchronized: also types into ${others.join(", ")}` : "";
+    lines.push(`Row ${index} (pane ${paneId}${via}): ${visible(keys, budget)}${then(row)}`);
+    rows.set(index, reached);
     budget -= [...keys].length;
   }
-  return lines;
+  return { lines, rows };
 }
+
+/** The most combining marks shown on one base character; further ones are escaped. */
+export const MARKS_PER_BASE = 2;
 
 /**
  * `text` quoted, with at most `max` of its characters shown and every character that could hide
- * or fake something escaped: control characters (`\n`, `\r`, `\t`, `\x1b`…), the quote and the
- * backslash, and invisible or direction-changing characters (`\u{202e}`…).
+ * or fake something escaped as `\n`, `\x1b`, `\u{115f}`…: control and format characters, the
+ * quote and the backslash, every default-ignorable code point (zero-width, direction marks,
+ * variation selectors, tags, Hangul fillers…), whitespace other than the ASCII space,
+ * blank-looking characters (braille blank), surrogates, private-use and unassigned code points,
+ * and combining marks beyond {@link MARKS_PER_BASE} on one base character or with no shown base.
  */
 export function visible(text: string, max = PREVIEW_CHARS): string {
   let out = "";
   let shown = 0;
   let total = 0;
+  // Marks on the last character shown raw; -1 when there is none for a mark to sit on.
+  let marks = -1;
   for (const ch of text) {
     total++;
     if (shown >= max) continue;
     shown++;
-    out += escapeChar(ch);
+    let escaped = escapeChar(ch);
+    if (escaped === ch && MARK.test(ch)) {
+      if (marks < 0 || marks >= MARKS_PER_BASE) escaped = codePoint(ch);
+      else marks++;
+    } else {
+      marks = escaped === ch ? 0 : -1;
+    }
+    out += escaped;
   }
   const rest = total - shown;
   return `"${out}"` + (rest > 0 ? ` …(${rest} more characters)` : "");
@@ -334,21 +422,36 @@ const NAMED: Readonly<Record<string, string>> = {
   "\\": "\\\\",
 };
 
+/**
+ * Characters shown escaped wherever they stand: controls (Cc), format characters (Cf),
+ * surrogates, private use and unassigned code points, line and paragraph separators, every
+ * default-ignorable code point and every whitespace but the ASCII space.
+ */
+const HIDING =
+  /^(?:[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{White_Space})$/u;
+
+/** Characters that render as a blank without being whitespace or default-ignorable. */
+const BLANK = new Set([
+  0x2800, // braille pattern blank
+  0x3164, // Hangul filler (also default-ignorable; listed for the reader)
+  0x115f, // Hangul choseong filler
+  0x1160, // Hangul jungseong filler
+  0xffa0, // halfwidth Hangul filler
+  0x16fe4, // Khitan small script filler
+  0x1d159, // musical symbol null notehead
+]);
+
+const MARK = /^\p{M}$/u;
+
+function codePoint(ch: string): string {
+  return `\\u{${ch.codePointAt(0)!.toString(16)}}`;
+}
+
 function escapeChar(ch: string): string {
   const named = NAMED[ch];
   if (named) return named;
   const code = ch.codePointAt(0)!;
   if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
-  if (
-    (code >= 0x80 && code <= 0x9f) || // C1 controls
-    code === 0xad || code === 0x061c || code === 0x180e || // soft hyphen, bidi and vowel marks
-    (code >= 0x200b && code <= 0x200f) || // zero-width and direction marks
-    (code >= 0x2028 && code <= 0x202e) || // line/paragraph separators, bidi embeddings
-    (code >= 0x2060 && code <= 0x206f) || // word joiner, bidi isolates, invisible operators
-    code === 0xfeff || // byte order mark
-    (code >= 0xd800 && code <= 0xdfff) // a lone surrogate
-  ) {
-    return `\\u{${code.toString(16)}}`;
-  }
-  return ch;
+  if (code < 0x7f) return ch;
+  return HIDING.test(ch) || BLANK.has(code) ? codePoint(ch) : ch;
 }

@@ -48,6 +48,7 @@
  *   the pane may have died, been replaced or entered a mode while they read. A second refusal is
  *   final; decline, dismissal and timeout keep the refusal, with a hint saying so.
  */
+import type { Receivers } from "./ask.ts";
 import { ToolError } from "./errors.ts";
 import type { PaneFacts, PaneRow } from "./rows.ts";
 import { snapshot } from "./tmux/queries.ts";
@@ -139,12 +140,20 @@ class AskableRefusal extends ToolError {
   readonly action: string;
   /** Every pane refused for those reasons. */
   readonly panes: readonly PaneFacts[];
+  /** Where input addressed to a pane goes, from the same listing (the preview picks rows by it). */
+  readonly receivers?: Receivers;
 
-  constructor(refusal: ToolError, action: string, panes: readonly PaneFacts[]) {
+  constructor(
+    refusal: ToolError,
+    action: string,
+    panes: readonly PaneFacts[],
+    receivers?: Receivers,
+  ) {
     super(refusal.code, refusal.message, { hint: refusal.hint });
     this.refusal = refusal;
     this.action = action;
     this.panes = panes;
+    this.receivers = receivers;
   }
 }
 
@@ -158,10 +167,12 @@ class AccessCheck {
   readonly #action: string;
   #first?: ToolError;
   readonly #panes = new Map<string, PaneFacts>();
+  readonly #receivers?: Receivers;
 
-  constructor(ctx: ActingContext, action: string) {
+  constructor(ctx: ActingContext, action: string, receivers?: Receivers) {
     this.#ctx = ctx;
     this.#action = action;
+    this.#receivers = receivers;
   }
 
   /** Check one pane; a pane the person allowed (this call, or a grant) passes. */
@@ -175,7 +186,12 @@ class AccessCheck {
   /** Throw the first refusal collected, carrying every pane refused. */
   settle(): void {
     if (this.#first) {
-      throw new AskableRefusal(this.#first, this.#action, [...this.#panes.values()]);
+      throw new AskableRefusal(
+        this.#first,
+        this.#action,
+        [...this.#panes.values()],
+        this.#receivers,
+      );
     }
   }
 }
@@ -190,7 +206,7 @@ async function withConsent<T>(ctx: ActingContext, step: () => Promise<T>): Promi
     return await step();
   } catch (error) {
     if (!(error instanceof AskableRefusal) || !ctx.consent?.canAsk) throw error;
-    await ctx.consent.ask(error.refusal, error.action, error.panes);
+    await ctx.consent.ask(error.refusal, error.action, error.panes, error.receivers);
   }
   try {
     return await step();
@@ -294,6 +310,17 @@ function mergeRows(rows: readonly PaneFacts[]): Map<string, PaneFacts> {
 }
 
 /**
+ * The live panes sharing synchronized input with `pane`: every other pane of its window with
+ * `synchronize-panes` on, when `pane` has it on (tmux's skips of the moment included).
+ */
+function partnersOf(panes: ReadonlyMap<string, PaneFacts>, pane: PaneFacts): PaneFacts[] {
+  if (!pane.synchronized) return [];
+  return [...panes.values()].filter((p) =>
+    p.windowId === pane.windowId && p.paneId !== pane.paneId && p.synchronized && !p.dead
+  );
+}
+
+/**
  * Resolve and check the panes input to `paneId` would reach, from one fresh listing of the whole
  * server. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
  */
@@ -313,11 +340,7 @@ export async function preflightInput(
   checkNotNestedClient(target);
   checkNotBusy(ctx, target, input);
   const zoomed = snap.windows.some((w) => w.windowId === target.windowId && w.zoomed);
-  const partners = target.synchronized
-    ? [...panes.values()].filter((p) =>
-      p.windowId === target.windowId && p.paneId !== paneId && p.synchronized && !p.dead
-    )
-    : [];
+  const partners = partnersOf(panes, target);
   const rules = {
     force,
     allowWatchedPanes: ctx.config.allowWatchedPanes,
@@ -328,6 +351,10 @@ export async function preflightInput(
     ctx,
     `input to pane ${paneId}` +
       (partners.length ? ` and the ${partners.length} pane(s) synchronized with it` : ""),
+    (id) => {
+      const pane = panes.get(id);
+      return pane ? [id, ...partnersOf(panes, pane).map((p) => p.paneId)] : [id];
+    },
   );
   access.check(target, rules);
   for (const partner of partners) {

@@ -158,6 +158,8 @@ export const inputTools = [
       const failures: Array<{ index: number; reason: string }> = [];
       const targets: Array<{ index: number; resolvedPaneIds: string[] }> = [];
       for (const [index, op] of operations.entries()) {
+        // "allow once" covers the rows its question showed, not the next ones by pane id.
+        ctx.consent?.enterRow(index);
         try {
           const target = await sendOne(ctx, op);
           completed++;
