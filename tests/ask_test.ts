@@ -9,7 +9,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { callPreview, CHOICES, GrantBook, visible } from "../src/ask.ts";
+import { CHOICES, GrantBook } from "../src/guard/ask.ts";
+import { callPreview, visible } from "../src/guard/preview.ts";
 import { SURFACE } from "../src/catalog.ts";
 import { ASK_TIMEOUT_MS, ConfigError, parseConfig } from "../src/config.ts";
 import { TmuxHost } from "../src/host.ts";

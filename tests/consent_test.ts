@@ -7,7 +7,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { CHOICES } from "../src/ask.ts";
+import { CHOICES } from "../src/guard/ask.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { askingClient, connectInProcess, ok, type Question } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";

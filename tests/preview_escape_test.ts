@@ -2,7 +2,7 @@
  * The question's preview escapes every character that could hide or fake text (docs/design.md
  * §6.11): `cd build<U+115F>; touch MARK` must not read as `cd build; touch MARK`. Pure: no tmux.
  */
-import { MARKS_PER_BASE, visible } from "../src/ask.ts";
+import { MARKS_PER_BASE, visible } from "../src/guard/preview.ts";
 import { assertEquals } from "./support/assert.ts";
 
 const hex = (code: number) => `\\u{${code.toString(16)}}`;
