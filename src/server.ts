@@ -4,7 +4,7 @@
  * and enforced contracts cannot drift.
  */
 import type { z } from "zod";
-import { CallConsent, type Elicit, GRANT_MINUTES, GrantBook } from "./ask.ts";
+import { CallConsent, type Elicit, GRANT_MINUTES, GrantBook } from "./guard/ask.ts";
 import { capabilityRow, denialHint, effectiveTools, toolListEntry, TOOLS } from "./catalog.ts";
 import type { Config } from "./config.ts";
 import { preview, ToolError } from "./errors.ts";

@@ -5,7 +5,7 @@ import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
 import type { LiveEngine } from "./tmux/live.ts";
 import type { ChannelWaiters } from "./tmux/channels.ts";
 import type { ToolResult } from "./results.ts";
-import type { CallConsent } from "./ask.ts";
+import type { CallConsent } from "./guard/ask.ts";
 
 /** Rows of the annotation table (docs/design.md §1.7). */
 export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";

@@ -9,7 +9,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { callPreview, CHOICES, GrantBook, visible } from "../src/ask.ts";
+import { CHOICES, GrantBook } from "../src/guard/ask.ts";
+import { callPreview, visible } from "../src/guard/preview.ts";
 import { SURFACE } from "../src/catalog.ts";
 import { ASK_TIMEOUT_MS, ConfigError, parseConfig } from "../src/config.ts";
 import { TmuxHost } from "../src/host.ts";
@@ -303,7 +304,8 @@ Deno.test("the question previews at most 200 characters of the text, control and
     assert(!/[\x00-\x08\x0b-\x1f\x7f\u202e]/.test(message), "raw control character in question");
     assert(message.length < 2000, `${message.length} characters`);
 
-    // A batch question shows only the rows aimed at the pane asked about, within one budget.
+    // A batch question shows only the rows whose receivers include the pane asked about, within
+    // one budget.
     const rows = callPreview("send_keys_batch", {
       operations: [
         { paneId: "%9", keys: "elsewhere" },
@@ -311,12 +313,13 @@ Deno.test("the question previews at most 200 characters of the text, control and
         { paneId: rx.paneId, keys: "b".repeat(150) },
         { paneId: rx.paneId, keys: "c" },
       ],
-    }, [rx.paneId]);
-    assertEquals(rows, [
+    }, { asked: [rx.paneId], receivers: (id) => [id], fromRow: 0 });
+    assertEquals(rows.lines, [
       `Row 1 (pane ${rx.paneId}): "${"a".repeat(150)}"`,
       `Row 2 (pane ${rx.paneId}): "${"b".repeat(50)}" …(100 more characters), then Enter`,
-      "…and 1 more rows for these panes",
+      "…and 1 more rows for these panes (not covered by this answer: asked about when they come)",
     ]);
+    assertEquals([...rows.rows.keys()], [1, 2]);
     assertEquals(visible("ok\u0000\u009b\ud800", 10), '"ok\\x00\\u{9b}\\u{d800}"');
     assertEquals(await rx.typed(), "");
   } finally {

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { askingClient, call, fails, ok, startPermissions } from "./support/client.ts";
 import { cleanEnv, eventually, rawReceiver, TmuxFixture } from "./support/fixture.ts";
-import { CHOICES } from "../src/ask.ts";
+import { CHOICES } from "../src/guard/ask.ts";
 import { SURFACE } from "../src/catalog.ts";
 import { parseConfig } from "../src/config.ts";
 import { TmuxHost } from "../src/host.ts";

@@ -32,15 +32,15 @@ const READ = [
 /** What each toolset may import beyond {@link SHARED}. */
 const ALLOWED: Record<Toolset, readonly string[]> = {
   inspect: READ,
-  manage: [...READ, "src/guard.ts", "src/tmux/manage.ts"],
+  manage: [...READ, "src/guard/", "src/tmux/manage.ts"],
   execute: [
     ...READ,
-    "src/guard.ts",
+    "src/guard/",
     "src/tmux/input.ts",
     "src/tmux/lifecycle.ts",
     "src/tmux/run.ts",
   ],
-  teardown: [...READ, "src/guard.ts", "src/tmux/teardown.ts"],
+  teardown: [...READ, "src/guard/", "src/tmux/teardown.ts"],
 };
 
 const root = new URL("../", import.meta.url);

@@ -1,16 +1,12 @@
 /**
  * Input tools: send_keys, send_keys_batch (the send_keys_batch contract, docs/design.md §1.4), paste_text, set_synchronize_panes.
- * Every send runs the preflight of src/guard.ts immediately before it, under the pane's queue.
+ * Every send runs the preflight of src/guard/input_guard.ts immediately before it, under the pane's queue.
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import {
-  type InputTarget,
-  preflightInput,
-  preflightSynchronize,
-  withInputGuard,
-  withWindowGuard,
-} from "../guard.ts";
+import { withWindowGuard } from "../guard/hold.ts";
+import { type InputTarget, preflightInput, withInputGuard } from "../guard/input_guard.ts";
+import { preflightSynchronize } from "../guard/preflight.ts";
 import {
   checkInputText,
   INPUT_MAX_BYTES,
@@ -158,6 +154,8 @@ export const inputTools = [
       const failures: Array<{ index: number; reason: string }> = [];
       const targets: Array<{ index: number; resolvedPaneIds: string[] }> = [];
       for (const [index, op] of operations.entries()) {
+        // "allow once" covers the rows its question showed, not the next ones by pane id.
+        ctx.consent?.enterRow(index);
         try {
           const target = await sendOne(ctx, op);
           completed++;

@@ -4,7 +4,8 @@
  * respawn_pane, the pane's own command); nothing here takes a command or environment argument.
  */
 import { z } from "zod";
-import { preflightContained, preflightSelectNew, withPanesGuard } from "../guard.ts";
+import { withPanesGuard } from "../guard/hold.ts";
+import { preflightContained, preflightSelectNew } from "../guard/preflight.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import {
   type CreatedPane,

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { preflightView } from "../guard.ts";
+import { preflightView } from "../guard/preflight.ts";
 import { paneIdSchema, pickShape, windowIdSchema } from "../rows.ts";
 import {
   checkLayout,

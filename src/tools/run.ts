@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { withInputGuard } from "../guard.ts";
+import { withInputGuard } from "../guard/input_guard.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../tmux/input.ts";

@@ -1,12 +1,14 @@
 /**
  * Teardown tools: kill_pane, kill_window, kill_session, clear_pane_scrollback. Off by default
  * (toolset `teardown`). Every call passes the guard over the panes its target contains
- * (src/guard.ts, docs/design.md §6) while they are held in the input queue, and reports what
+ * (src/guard/, docs/design.md §6) while they are held in the input queue, and reports what
  * ended as read back from tmux. There is no kill_server.
  */
 import { z } from "zod";
 import { preview } from "../errors.ts";
-import { type GuardTarget, preflightContained, withPanesGuard } from "../guard.ts";
+import { withPanesGuard } from "../guard/hold.ts";
+import { preflightContained } from "../guard/preflight.ts";
+import type { GuardTarget } from "../guard/rules.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { clearScrollback, type KillTarget, killTarget } from "../tmux/teardown.ts";
 import { type ActingContext, defineTool } from "../tool_spec.ts";

@@ -1,7 +1,8 @@
 /**
  * Asking the person instead of refusing (docs/design.md §6.11): the question an MCP elicitation
  * carries, its bounded preview of the call's text, and the grants a person's answer leaves. The
- * guard (src/guard.ts) decides when a refusal may be asked about; this module asks and remembers.
+ * guard (src/guard/access.ts) decides when a refusal may be asked about; this module asks and
+ * remembers; src/guard/preview.ts shows the call's text.
  *
  * Rules, in the order they apply:
  * - a person is asked only when the client declared the `elicitation` capability (form mode) and
@@ -10,21 +11,22 @@
  *   asks nothing more (a 64-row batch never asks 64 times into the void): later refusals in that
  *   call say what the first answer was;
  * - "allow once" lets the panes asked about through for the rest of this call, each only at the
- *   generation it had when asked (a pane replaced meanwhile is not covered);
+ *   generation it had when asked (a pane replaced meanwhile is not covered); in a batch, only for
+ *   the rows the question showed reaching that pane (a row not shown is asked about when it comes);
  * - a grant ("allow for this pane for N minutes") belongs to the MCP session that asked, names one
  *   pane and its generation, and ends at its expiry or as soon as the pane is listed with another
  *   generation (respawned, or a new server reusing the id) or not listed at all;
- * - the question shows at most {@link PREVIEW_CHARS} characters of the text the call itself
- *   would send, with control characters escaped, and the pane's session, window and command.
+ * - the question shows at most 200 characters (src/guard/preview.ts) of the text the call itself
+ *   would send (a batch's rows whose receivers, synchronized partners included, reach a pane asked
+ *   about), with every character that could hide something escaped, and the pane's session,
+ *   window and command.
  */
-import { ToolError } from "./errors.ts";
-import type { PaneRow } from "./rows.ts";
+import { callPreview, type Receivers, visible } from "./preview.ts";
+import { ToolError } from "../errors.ts";
+import type { PaneRow } from "../rows.ts";
 
 /** How long a grant lasts. */
 export const GRANT_MINUTES = 10;
-
-/** The most characters of the call's text a question shows. */
-export const PREVIEW_CHARS = 200;
 
 /** The three answers, as the person reads them. */
 export const CHOICES = {
@@ -160,9 +162,11 @@ type Unanswered = { hint: string; said: string };
 /** What one tool call may do without asking, and how it asks (one per call). */
 export class CallConsent {
   readonly #options: CallConsentOptions;
-  /** `paneId generation` pairs the person allowed for this call. */
+  /** `paneId generation row` triples the person allowed for this call (row "call" outside a batch). */
   readonly #once = new Set<string>();
   #stopped?: Unanswered;
+  /** The batch row being checked; undefined outside a batch. */
+  #row?: number;
 
   /** Consent for one call; see {@link CallConsentOptions}. */
   constructor(options: CallConsentOptions) {
@@ -174,9 +178,20 @@ export class CallConsent {
     return this.#options.elicit !== undefined;
   }
 
-  /** Whether the person allowed `pane`, at this generation, for this call or by a grant. */
+  /**
+   * Mark the batch row checked from now on: "allow once" covers a row only when the question
+   * showed it (docs/design.md §6.11).
+   */
+  enterRow(index: number): void {
+    this.#row = index;
+  }
+
+  /**
+   * Whether the person allowed `pane`, at this generation, for this call (in a batch: for the
+   * current row) or by a grant.
+   */
   permits(pane: Pick<PaneRow, "paneId" | "generation">): boolean {
-    return this.#once.has(`${pane.paneId} ${pane.generation}`) ||
+    return this.#once.has(onceKey(pane, this.#row ?? "call")) ||
       this.#options.grants.covers(pane);
   }
 
@@ -186,19 +201,29 @@ export class CallConsent {
   }
 
   /**
-   * Ask the person to lift `refusal` for `panes`. Resolves once they allowed it (recorded for
-   * this call, or as a grant); otherwise throws `refusal`'s `target_denied` with a hint saying
-   * that the person declined or did not answer.
+   * Ask the person to lift `refusal` for `panes`, input to which reaches `receivers`. Resolves
+   * once they allowed it (recorded for this call — in a batch for the rows shown — or as a
+   * grant); otherwise throws `refusal`'s `target_denied` with a hint saying that the person
+   * declined or did not answer.
    */
-  async ask(refusal: ToolError, action: string, panes: readonly AskedPane[]): Promise<void> {
+  async ask(
+    refusal: ToolError,
+    action: string,
+    panes: readonly AskedPane[],
+    receivers: Receivers = (id) => [id],
+  ): Promise<void> {
     const { elicit, grants, timeoutMs } = this.#options;
     if (!elicit) throw refusal;
     if (this.#stopped) throw this.#denied(refusal, this.#stopped, true);
-    const reply = await elicit(this.question(action, panes), ANSWER_SCHEMA);
+    const { message, shown } = this.#question(action, panes, receivers);
+    const reply = await elicit(message, ANSWER_SCHEMA);
     const decision = reply.action === "accept" ? reply.content.decision : undefined;
     if (decision === CHOICES.once || decision === CHOICES.grant) {
       for (const pane of panes) {
-        this.#once.add(`${pane.paneId} ${pane.generation}`);
+        if (this.#row === undefined) this.#once.add(onceKey(pane, "call"));
+        for (const [row, reached] of shown) {
+          if (reached.includes(pane.paneId)) this.#once.add(onceKey(pane, row));
+        }
         if (decision === CHOICES.grant) grants.add(pane);
       }
       return;
@@ -230,9 +255,18 @@ export class CallConsent {
     throw this.#denied(refusal, this.#stopped, false);
   }
 
-  /** The question for `panes`: who asks, what for, where, and the bounded text. */
-  question(action: string, panes: readonly AskedPane[]): string {
+  /** The question for `panes`: who asks, what for, where, and the bounded text; the rows shown. */
+  #question(
+    action: string,
+    panes: readonly AskedPane[],
+    receivers: Receivers,
+  ): { message: string; shown: ReadonlyMap<number, readonly string[]> } {
     const shown = panes.slice(0, 8);
+    const preview = callPreview(this.#options.tool, this.#options.args, {
+      asked: panes.map((p) => p.paneId),
+      receivers,
+      fromRow: this.#row ?? 0,
+    });
     const lines = [
       "An AI agent, through tmux-mcp, asks for your permission.",
       "",
@@ -240,14 +274,14 @@ export class CallConsent {
       `Action: ${visible(action, 120)}`,
       ...shown.map(describePane),
       ...(panes.length > shown.length ? [`…and ${panes.length - shown.length} more panes`] : []),
-      ...callPreview(this.#options.tool, this.#options.args, panes.map((p) => p.paneId)),
+      ...preview.lines,
       "",
       `"${CHOICES.once}" lets this call through. "${CHOICES.grant}" lets this agent session ` +
       "type into, paste into, respawn, close or rearrange " +
       (panes.length > 1 ? "these panes" : "this pane") +
       " without asking again until then, or until it is replaced. Anything else refuses.",
     ];
-    return lines.join("\n");
+    return { message: lines.join("\n"), shown: preview.rows };
   }
 
   #denied(refusal: ToolError, why: Unanswered, earlier: boolean): ToolError {
@@ -260,6 +294,10 @@ export class CallConsent {
   }
 }
 
+function onceKey(pane: Pick<PaneRow, "paneId" | "generation">, row: number | "call"): string {
+  return `${pane.paneId} ${pane.generation} ${row}`;
+}
+
 /** One line naming a pane: where it is, what runs there, why it is protected. */
 function describePane(pane: AskedPane): string {
   const why = [
@@ -269,86 +307,4 @@ function describePane(pane: AskedPane): string {
   return `Pane ${pane.paneId}: session ${visible(pane.sessionName, 64)}, window ` +
     `${pane.windowIndex} ${visible(pane.windowName, 64)}, running ` +
     `${visible(pane.currentCommand, 64)}${why ? ` (${why})` : ""}`;
-}
-
-/**
- * Lines previewing the text a call would send to `paneIds`: `keys`, `text`, `command`, or the
- * rows of `operations` aimed at those panes. At most {@link PREVIEW_CHARS} characters of text in
- * all; nothing the call does not itself carry.
- */
-export function callPreview(tool: string, args: unknown, paneIds: readonly string[]): string[] {
-  if (typeof args !== "object" || args === null) return [];
-  const a = args as Record<string, unknown>;
-  // paste_text presses Enter only when asked; send_keys and its batch rows by default.
-  const enterOf = (row: Record<string, unknown>) =>
-    tool === "paste_text" ? row.enter === true : row.enter !== false;
-  const then = (row: Record<string, unknown>) => enterOf(row) ? ", then Enter" : "";
-  if (typeof a.keys === "string") {
-    return [`Keys: ${visible(a.keys)}${a.literal === true ? " (typed literally)" : ""}${then(a)}`];
-  }
-  if (typeof a.text === "string") return [`Text: ${visible(a.text)}${then(a)}`];
-  if (typeof a.command === "string") return [`Command: ${visible(a.command)}`];
-  if (!Array.isArray(a.operations)) return [];
-  const rows = a.operations.map((row, index) => ({ row, index })).filter(({ row }) =>
-    typeof row === "object" && row !== null && paneIds.includes(row.paneId) &&
-    typeof row.keys === "string"
-  );
-  const lines: string[] = [];
-  let budget = PREVIEW_CHARS;
-  for (const { row, index } of rows) {
-    if (budget <= 0) {
-      lines.push(`…and ${rows.length - lines.length} more rows for these panes`);
-      break;
-    }
-    const keys = row.keys as string;
-    lines.push(`Row ${index} (pane ${row.paneId}): ${visible(keys, budget)}${then(row)}`);
-    budget -= [...keys].length;
-  }
-  return lines;
-}
-
-/**
- * `text` quoted, with at most `max` of its characters shown and every character that could hide
- * or fake something escaped: control characters (`\n`, `\r`, `\t`, `\x1b`…), the quote and the
- * backslash, and invisible or direction-changing characters (`\u{202e}`…).
- */
-export function visible(text: string, max = PREVIEW_CHARS): string {
-  let out = "";
-  let shown = 0;
-  let total = 0;
-  for (const ch of text) {
-    total++;
-    if (shown >= max) continue;
-    shown++;
-    out += escapeChar(ch);
-  }
-  const rest = total - shown;
-  return `"${out}"` + (rest > 0 ? ` …(${rest} more characters)` : "");
-}
-
-const NAMED: Readonly<Record<string, string>> = {
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-  '"': '\\"',
-  "\\": "\\\\",
-};
-
-function escapeChar(ch: string): string {
-  const named = NAMED[ch];
-  if (named) return named;
-  const code = ch.codePointAt(0)!;
-  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
-  if (
-    (code >= 0x80 && code <= 0x9f) || // C1 controls
-    code === 0xad || code === 0x061c || code === 0x180e || // soft hyphen, bidi and vowel marks
-    (code >= 0x200b && code <= 0x200f) || // zero-width and direction marks
-    (code >= 0x2028 && code <= 0x202e) || // line/paragraph separators, bidi embeddings
-    (code >= 0x2060 && code <= 0x206f) || // word joiner, bidi isolates, invisible operators
-    code === 0xfeff || // byte order mark
-    (code >= 0xd800 && code <= 0xdfff) // a lone surrogate
-  ) {
-    return `\\u{${code.toString(16)}}`;
-  }
-  return ch;
 }

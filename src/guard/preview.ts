@@ -1,0 +1,154 @@
+/**
+ * The preview of a call's text in the question put to the person (docs/design.md §6.11): which
+ * of its text is shown (a batch's rows by where their input goes) and how every character that
+ * could hide or fake something is escaped. Pure: no tmux, no person.
+ */
+
+/** The most characters of the call's text a question shows. */
+export const PREVIEW_CHARS = 200;
+
+/**
+ * The panes input addressed to a pane reaches (itself, then its synchronized partners), as the
+ * guard's listing shows them; the preview picks a batch's rows by it.
+ */
+export type Receivers = (paneId: string) => readonly string[];
+
+/** Which rows of a batch a preview looks at. */
+export interface PreviewScope {
+  /** The panes asked about. */
+  asked: readonly string[];
+  /** Where input addressed to a pane goes. */
+  receivers: Receivers;
+  /** The first row not yet sent (the row being checked). */
+  fromRow: number;
+}
+
+/** A call's preview: its lines, and each batch row shown with the asked panes it reaches. */
+export interface CallPreview {
+  lines: string[];
+  rows: Map<number, string[]>;
+}
+
+/**
+ * Lines previewing the text a call would send: `keys`, `text`, `command`, or the rows of
+ * `operations` (from `scope.fromRow` on) whose receivers include a pane asked about — by where
+ * the input goes, not by the row's `paneId`, so a row typed into a synchronized partner of a
+ * watched pane is shown. At most {@link PREVIEW_CHARS} characters of text in all; nothing the
+ * call does not itself carry. Rows past the budget are counted, not shown, and not in `rows`.
+ */
+export function callPreview(tool: string, args: unknown, scope: PreviewScope): CallPreview {
+  const rows = new Map<number, string[]>();
+  if (typeof args !== "object" || args === null) return { lines: [], rows };
+  const a = args as Record<string, unknown>;
+  // paste_text presses Enter only when asked; send_keys and its batch rows by default.
+  const enterOf = (row: Record<string, unknown>) =>
+    tool === "paste_text" ? row.enter === true : row.enter !== false;
+  const then = (row: Record<string, unknown>) => enterOf(row) ? ", then Enter" : "";
+  if (typeof a.keys === "string") {
+    const literal = a.literal === true ? " (typed literally)" : "";
+    return { lines: [`Keys: ${visible(a.keys)}${literal}${then(a)}`], rows };
+  }
+  if (typeof a.text === "string") return { lines: [`Text: ${visible(a.text)}${then(a)}`], rows };
+  if (typeof a.command === "string") return { lines: [`Command: ${visible(a.command)}`], rows };
+  if (!Array.isArray(a.operations)) return { lines: [], rows };
+  const aimed = a.operations.flatMap((row: unknown, index) => {
+    if (index < scope.fromRow || typeof row !== "object" || row === null) return [];
+    const r = row as Record<string, unknown>;
+    if (typeof r.paneId !== "string" || typeof r.keys !== "string") return [];
+    const reached = scope.receivers(r.paneId).filter((id) => scope.asked.includes(id));
+    return reached.length ? [{ row: r, paneId: r.paneId, keys: r.keys, index, reached }] : [];
+  });
+  const lines: string[] = [];
+  let budget = PREVIEW_CHARS;
+  for (const { row, paneId, keys, index, reached } of aimed) {
+    if (budget <= 0) {
+      lines.push(
+        `…and ${aimed.length - lines.length} more rows for these panes (not covered by ` +
+          "this answer: asked about when they come)",
+      );
+      break;
+    }
+    const others = reached.filter((id) => id !== paneId);
+    const via = others.length ? `, synchronized: also types into ${others.join(", ")}` : "";
+    lines.push(`Row ${index} (pane ${paneId}${via}): ${visible(keys, budget)}${then(row)}`);
+    rows.set(index, reached);
+    budget -= [...keys].length;
+  }
+  return { lines, rows };
+}
+
+/** The most combining marks shown on one base character; further ones are escaped. */
+export const MARKS_PER_BASE = 2;
+
+/**
+ * `text` quoted, with at most `max` of its characters shown and every character that could hide
+ * or fake something escaped as `\n`, `\x1b`, `\u{115f}`…: control and format characters, the
+ * quote and the backslash, every default-ignorable code point (zero-width, direction marks,
+ * variation selectors, tags, Hangul fillers…), whitespace other than the ASCII space,
+ * blank-looking characters (braille blank), surrogates, private-use and unassigned code points,
+ * and combining marks beyond {@link MARKS_PER_BASE} on one base character or with no shown base.
+ */
+export function visible(text: string, max = PREVIEW_CHARS): string {
+  let out = "";
+  let shown = 0;
+  let total = 0;
+  // Marks on the last character shown raw; -1 when there is none for a mark to sit on.
+  let marks = -1;
+  for (const ch of text) {
+    total++;
+    if (shown >= max) continue;
+    shown++;
+    let escaped = escapeChar(ch);
+    if (escaped === ch && MARK.test(ch)) {
+      if (marks < 0 || marks >= MARKS_PER_BASE) escaped = codePoint(ch);
+      else marks++;
+    } else {
+      marks = escaped === ch ? 0 : -1;
+    }
+    out += escaped;
+  }
+  const rest = total - shown;
+  return `"${out}"` + (rest > 0 ? ` …(${rest} more characters)` : "");
+}
+
+const NAMED: Readonly<Record<string, string>> = {
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  '"': '\\"',
+  "\\": "\\\\",
+};
+
+/**
+ * Characters shown escaped wherever they stand: controls (Cc), format characters (Cf),
+ * surrogates, private use and unassigned code points, line and paragraph separators, every
+ * default-ignorable code point and every whitespace but the ASCII space.
+ */
+const HIDING =
+  /^(?:[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{White_Space})$/u;
+
+/** Characters that render as a blank without being whitespace or default-ignorable. */
+const BLANK = new Set([
+  0x2800, // braille pattern blank
+  0x3164, // Hangul filler (also default-ignorable; listed for the reader)
+  0x115f, // Hangul choseong filler
+  0x1160, // Hangul jungseong filler
+  0xffa0, // halfwidth Hangul filler
+  0x16fe4, // Khitan small script filler
+  0x1d159, // musical symbol null notehead
+]);
+
+const MARK = /^\p{M}$/u;
+
+function codePoint(ch: string): string {
+  return `\\u{${ch.codePointAt(0)!.toString(16)}}`;
+}
+
+function escapeChar(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const code = ch.codePointAt(0)!;
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
+  if (code < 0x7f) return ch;
+  return HIDING.test(ch) || BLANK.has(code) ? codePoint(ch) : ch;
+}
