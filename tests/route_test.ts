@@ -14,11 +14,13 @@ import { SURFACE } from "../src/catalog.ts";
 import { parseConfig } from "../src/config.ts";
 import { TmuxHost } from "../src/host.ts";
 import { createMcpSession } from "../src/server.ts";
-import type { PartialResult, TmuxCommand } from "../src/tmux/command.ts";
-import { FramingError, quoteControlArgument } from "../src/tmux/control.ts";
+import type { TmuxCommand } from "../src/tmux/argv.ts";
+import type { PartialResult } from "../src/tmux/command.ts";
+import { FramingError, quoteControlArgument } from "../src/tmux/control_syntax.ts";
 import { rowTemplate, separators } from "../src/tmux/format.ts";
 import { capturePane } from "../src/tmux/capture.ts";
-import { captureRows, planRoute, RoutedReply } from "../src/tmux/route.ts";
+import { captureRows, planRoute } from "../src/tmux/route_plan.ts";
+import { RoutedReply } from "../src/tmux/route_reply.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -16,77 +16,18 @@
  */
 import { classifyTmuxFailure, ToolError } from "../errors.ts";
 import type { ControlSpawnOptions, TmuxRunner } from "./command.ts";
-
-/**
- * Quote one argument for the control channel so it arrives literally: double quotes, with `\`,
- * `"`, `$` and `~` escaped (tmux expands `$VAR` inside double quotes, and `~` right after the
- * opening quote) and every control character — newline included, which would end the command
- * line — written as an escape tmux decodes inside double quotes. A NUL or a lone surrogate cannot
- * be carried and is refused.
- */
-export function quoteControlArgument(arg: string): string {
-  if (arg.includes("\0") || !arg.isWellFormed()) {
-    throw new ToolError(
-      "invalid_arguments",
-      "a value holds a NUL or a lone surrogate, which tmux cannot take",
-    );
-  }
-  return `"${arg.replace(CONTROL_SPECIAL, escapeControl)}"`;
-}
-
-// deno-lint-ignore no-control-regex
-const CONTROL_SPECIAL = /[\\"$~\x00-\x1f\x7f]/g;
-
-function escapeControl(ch: string): string {
-  if (ch === "\n") return "\\n";
-  if (ch === "\r") return "\\r";
-  if (ch === "\t") return "\\t";
-  const code = ch.charCodeAt(0);
-  return code < 0x20 || code === 0x7f ? `\\${code.toString(8).padStart(3, "0")}` : `\\${ch}`;
-}
-
-/** Decode `%output` data: `\ooo` octal escapes become bytes, everything else is already bytes. */
-export function decodeOutput(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(data.length);
-  let n = 0;
-  for (let i = 0; i < data.length; i++) {
-    const b = data[i];
-    if (
-      b === 0x5c && i + 3 < data.length && isOctal(data[i + 1]) && isOctal(data[i + 2]) &&
-      isOctal(data[i + 3])
-    ) {
-      out[n++] = ((data[i + 1] - 48) << 6) | ((data[i + 2] - 48) << 3) | (data[i + 3] - 48);
-      i += 3;
-    } else {
-      out[n++] = b;
-    }
-  }
-  return out.subarray(0, n);
-}
-
-function isOctal(b: number | undefined): boolean {
-  return b !== undefined && b >= 48 && b <= 55;
-}
-
-/** A pane's size in cells. */
-export interface PaneSize {
-  width: number;
-  height: number;
-}
-
-/**
- * Pane sizes in tmux layout strings (`csum,WxH,X,Y{…}`, a pane being `WxH,X,Y,N` for pane %N);
- * a later layout wins, so the visible layout of a zoomed window overrides the saved one.
- */
-export function layoutPanes(...layouts: string[]): Map<string, PaneSize> {
-  const panes = new Map<string, PaneSize>();
-  for (const layout of layouts) {
-    for (const m of layout.matchAll(/(\d+)x(\d+),\d+,\d+,(\d+)/g)) {
-      panes.set(`%${m[3]}`, { width: Number(m[1]), height: Number(m[2]) });
-    }
-  }
-  return panes;
-}
+import {
+  FramingError,
+  isOutput,
+  LineSplitter,
+  parseBegin,
+  parseNotification,
+  parseOutput,
+  quoteControlArgument,
+  type ReplyReader,
+} from "./control_syntax.ts";
+import type { PaneSize } from "./layout.ts";
+import { pipedReader } from "./process.ts";
 
 /** Callbacks of a control client. */
 export interface ControlHandlers {
@@ -111,26 +52,6 @@ export interface ControlHandlers {
   /** The tmux client process has exited: it may be forgotten as ours only now. */
   onExit?(pid: number): void;
 }
-
-/**
- * Reads one reply made of several blocks, line by line, and decides where it ends; the framing
- * argument of docs/design.md §5.14 lives in its implementation (src/tmux/route.ts).
- */
-export interface ReplyReader {
-  /** The line is about to be written to tmux: from now on it may have been executed. */
-  sent(): void;
-  /**
-   * One line of the reply, its first `%begin` included. Returns true once the reply is complete;
-   * throws a {@link FramingError} when the line cannot belong to it.
-   */
-  line(text: string): boolean;
-}
-
-/**
- * Output on a strict connection that no honest tmux could have sent there: the connection is
- * dropped, since nothing read after it could be trusted.
- */
-export class FramingError extends Error {}
 
 /** Options of {@link ControlClient.open}. */
 export interface ControlOpenOptions extends ControlSpawnOptions {
@@ -399,21 +320,12 @@ export class ControlClient {
   }
 
   async #readStdout(): Promise<void> {
-    let buffer = new Uint8Array(0);
+    const lines = new LineSplitter();
     try {
       while (true) {
         const { done, value: chunk } = await this.#stdout.read();
         if (done) break;
-        const joined = new Uint8Array(buffer.length + chunk.length);
-        joined.set(buffer);
-        joined.set(chunk, buffer.length);
-        let start = 0;
-        for (let i = 0; i < joined.length; i++) {
-          if (joined[i] !== 0x0a) continue;
-          this.#line(joined.subarray(start, i));
-          start = i + 1;
-        }
-        buffer = joined.slice(start);
+        for (const line of lines.push(chunk)) this.#line(line);
       }
     } catch {
       // the process went away; #lost reports it
@@ -451,22 +363,15 @@ export class ControlClient {
       }
       return;
     }
-    if (startsWith(bytes, "%output ")) {
-      const rest = bytes.subarray(8);
-      const space = rest.indexOf(0x20);
-      if (space > 0) {
-        this.#handlers.onOutput(
-          decoder.decode(rest.subarray(0, space)),
-          decodeOutput(rest.subarray(space + 1)),
-        );
-      }
+    if (isOutput(bytes)) {
+      const output = parseOutput(bytes);
+      if (output) this.#handlers.onOutput(output.paneId, output.bytes);
       return;
     }
     const text = decoder.decode(bytes);
-    const begin = /^%begin (\d+ \d+ (\d+))$/.exec(text);
+    const begin = parseBegin(text);
     if (begin) {
-      // Flag 1 marks replies to this client's own commands (the attach block has flag 0).
-      const ours = (Number(begin[2]) & 1) === 1;
+      const { key, ours } = begin;
       if (!ours && ++this.#foreignBlocks > 1 && this.#strict) {
         return this.#broken("output that is not a reply to our commands (a hook?)");
       }
@@ -477,20 +382,20 @@ export class ControlClient {
         return this.#read(head, text);
       }
       if (ours && this.#strict && !head) return this.#broken("a reply nobody asked for");
-      this.#block = { key: begin[1], ours, lines: [] };
+      this.#block = { key, ours, lines: [] };
       return;
     }
-    // `%layout-change @W layout visible-layout flags` (the last two since tmux 3.1).
-    const layout = /^%layout-change (@\d+) (\S+)(?: (\S+))?/.exec(text);
-    if (layout) {
-      return this.#handlers.onLayout?.(layout[1], layoutPanes(layout[2], layout[3] ?? ""));
+    const note = parseNotification(text);
+    switch (note?.kind) {
+      case "layout":
+        return this.#handlers.onLayout?.(note.windowId, note.panes);
+      case "window-close":
+        return this.#handlers.onWindowClose?.(note.windowId);
+      case "subscription":
+        return this.#handlers.onSubscription?.(note.name, note.paneId);
+      case "exit":
+        return this.#lost(note.reason);
     }
-    const closed = /^%(?:unlinked-)?window-close (@\d+)$/.exec(text);
-    if (closed) return this.#handlers.onWindowClose?.(closed[1]);
-    // `%subscription-changed name $S @W index %P … : value`
-    const changed = /^%subscription-changed (\S+) \S+ \S+ \S+ (%\d+) /.exec(text);
-    if (changed) return this.#handlers.onSubscription?.(changed[1], changed[2]);
-    if (text.startsWith("%exit")) this.#lost(text.slice(5).trim() || "tmux ended the connection");
   }
 
   /** Hand a line to the reader of the reply in progress; it says when the reply is complete. */
@@ -549,21 +454,4 @@ export class ControlClient {
     }
     this.#handlers.onClose(this, reason, this.#closing);
   }
-}
-
-/** A reader of a child's pipe, or undefined when that pipe is not piped (Deno throws then). */
-function pipedReader(
-  stream: () => ReadableStream<Uint8Array>,
-): ReadableStreamDefaultReader<Uint8Array> | undefined {
-  try {
-    return stream().getReader();
-  } catch {
-    return undefined;
-  }
-}
-
-function startsWith(bytes: Uint8Array, prefix: string): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix.charCodeAt(i)) return false;
-  return true;
 }
