@@ -1,26 +1,27 @@
 /**
- * The control-mode client: one persistent `tmux -C attach -t $N` per watched session.
+ * The control-mode client: one persistent `tmux -C attach -t $N` per watched session, the process
+ * and its pipes. What its lines mean is src/tmux/control_syntax.ts; which command a reply answers,
+ * src/tmux/control_replies.ts.
  *
  * Control mode parses each input line like a configuration file (`$HOME` expands, `a ; b` runs
  * two commands), so every argument goes through {@link quoteControlArgument}. Replies are
  * `%begin T N F` … `%end T N F` (or `%error`) blocks matched in order; `%output %P data` streams
- * each pane's bytes with octal escapes, which are decoded to raw bytes here (UTF-8 sequences may
- * be split across lines and are reassembled by the reader of the stream). `%layout-change`,
- * `%window-close` and `%subscription-changed` tell the live engine about resizes, closed panes
- * and replaced processes (docs/design.md §7.2–§7.3).
+ * each pane's bytes (UTF-8 sequences may be split across lines and are reassembled by the reader
+ * of the stream). `%layout-change`, `%window-close` and `%subscription-changed` tell the live
+ * engine about resizes, closed panes and replaced processes (docs/design.md §7.2–§7.3).
  *
  * A reply read by {@link ControlClient.command} ends at the `%end`/`%error` line that repeats its
  * `%begin`'s "T N F": enough for replies that hold only ids and numbers (docs/design.md §5.11). A
  * reply that may hold text a pane or program controls is read by {@link ControlClient.send}, with
- * a {@link ReplyReader} that decides where it ends (src/tmux/route.ts, docs/design.md §5.14).
+ * a {@link ReplyReader} that decides where it ends (src/tmux/route_reply.ts, docs/design.md §5.14).
  */
 import { classifyTmuxFailure, ToolError } from "../errors.ts";
 import type { ControlSpawnOptions, TmuxRunner } from "./command.ts";
+import { ReplyQueue } from "./control_replies.ts";
 import {
   FramingError,
   isOutput,
   LineSplitter,
-  parseBegin,
   parseNotification,
   parseOutput,
   quoteControlArgument,
@@ -62,20 +63,6 @@ export interface ControlOpenOptions extends ControlSpawnOptions {
   strict?: boolean;
 }
 
-interface Pending {
-  resolve(lines: string[]): void;
-  reject(error: Error): void;
-  /** Reads the reply instead of the block matcher (see {@link ControlClient.send}). */
-  reader?: ReplyReader;
-}
-
-interface Block {
-  /** "T N F" of the %begin line; the block ends only at `%end`/`%error` with the same triple. */
-  key: string;
-  ours: boolean;
-  lines: string[];
-}
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const COMMAND_TIMEOUT_MS = 10_000;
@@ -93,25 +80,23 @@ export class ControlClient {
   /** Absent when the client's stderr is not piped (spawnControl discards it). */
   readonly #stderrReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #handlers: ControlHandlers;
-  readonly #pending: Pending[] = [];
-  #block: Block | undefined;
+  readonly #replies: ReplyQueue;
   #closed = false;
   #closing = false;
   #writes: Promise<void> = Promise.resolve();
   #stderr = "";
-  /** The last failure tmux reported for a command not ours (e.g. the attach itself). */
-  #foreignError = "";
-  /** The pending whose reader is reading a reply right now. */
-  #reading: Pending | undefined;
-  #strict = false;
-  /** Blocks that answered no command of ours; the first is the attach itself. */
-  #foreignBlocks = 0;
   /** Settles when the attach has been answered (or the connection ended). */
   readonly #attached = Promise.withResolvers<void>();
   readonly #done: Promise<void>;
 
-  private constructor(sessionId: string, child: Deno.ChildProcess, handlers: ControlHandlers) {
+  private constructor(
+    sessionId: string,
+    child: Deno.ChildProcess,
+    handlers: ControlHandlers,
+    strict: boolean,
+  ) {
     this.sessionId = sessionId;
+    this.#replies = new ReplyQueue(strict, () => this.#attached.resolve());
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     this.#stdout = child.stdout.getReader();
@@ -147,8 +132,7 @@ export class ControlClient {
   ): Promise<ControlClient> {
     const child = runner.spawnControl(sessionId, options);
     handlers.onSpawn?.(child.pid);
-    const client = new ControlClient(sessionId, child, handlers);
-    client.#strict = options.strict ?? false;
+    const client = new ControlClient(sessionId, child, handlers, options.strict ?? false);
     try {
       // A no-op proves the channel answers; the attach is answered by a block of its own, which
       // may come before or after the no-op's (checked: tmux may read our line first), so it is
@@ -271,7 +255,7 @@ export class ControlClient {
       }, timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       const lines = onLines(() => settled, (value) => settle(() => resolve(value)));
-      this.#pending.push({
+      this.#replies.push({
         ...(reader ? { reader } : {}),
         resolve: lines,
         reject: (error) => settle(() => reject(error)),
@@ -348,42 +332,17 @@ export class ControlClient {
   #line(bytes: Uint8Array): void {
     // Nothing read after the connection ended (or stopped making sense) is trusted.
     if (this.#closed) return;
-    if (this.#reading) return this.#read(this.#reading, decoder.decode(bytes));
-    if (this.#block) {
-      const text = decoder.decode(bytes);
-      const end = /^%(end|error) (.*)$/.exec(text);
-      if (end && end[2] === this.#block.key) {
-        const block = this.#block;
-        this.#block = undefined;
-        if (!block.ours) this.#attached.resolve();
-        if (block.ours) this.#finish(end[1] === "error", block.lines);
-        else if (end[1] === "error") this.#foreignError = block.lines.join("\n");
-      } else {
-        this.#block.lines.push(text);
-      }
-      return;
-    }
-    if (isOutput(bytes)) {
+    if (!this.#replies.inReply && isOutput(bytes)) {
       const output = parseOutput(bytes);
       if (output) this.#handlers.onOutput(output.paneId, output.bytes);
       return;
     }
     const text = decoder.decode(bytes);
-    const begin = parseBegin(text);
-    if (begin) {
-      const { key, ours } = begin;
-      if (!ours && ++this.#foreignBlocks > 1 && this.#strict) {
-        return this.#broken("output that is not a reply to our commands (a hook?)");
-      }
-      const head = this.#pending[0];
-      // Replies come in the order the commands were written: this one is the oldest pending's.
-      if (ours && head?.reader) {
-        this.#reading = head;
-        return this.#read(head, text);
-      }
-      if (ours && this.#strict && !head) return this.#broken("a reply nobody asked for");
-      this.#block = { key, ours, lines: [] };
-      return;
+    try {
+      if (this.#replies.line(text)) return;
+    } catch (error) {
+      if (error instanceof FramingError) return this.#broken(error.message);
+      throw error;
     }
     const note = parseNotification(text);
     switch (note?.kind) {
@@ -398,20 +357,6 @@ export class ControlClient {
     }
   }
 
-  /** Hand a line to the reader of the reply in progress; it says when the reply is complete. */
-  #read(pending: Pending, text: string): void {
-    let done: boolean;
-    try {
-      done = pending.reader!.line(text);
-    } catch (error) {
-      return this.#broken(error instanceof Error ? error.message : String(error));
-    }
-    if (!done) return;
-    this.#reading = undefined;
-    this.#pending.shift();
-    pending.resolve([]);
-  }
-
   /**
    * The output stopped making sense: fail every pending call with a {@link FramingError} and kill
    * the client, reading nothing more from it.
@@ -419,9 +364,8 @@ export class ControlClient {
   #broken(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#reading = undefined;
     this.#attached.resolve();
-    for (const pending of this.#pending.splice(0)) {
+    for (const pending of this.#replies.drain()) {
       pending.reject(new FramingError(reason));
     }
     this.#closing = true;
@@ -429,23 +373,14 @@ export class ControlClient {
     this.#handlers.onClose(this, `framing: ${reason}`, false);
   }
 
-  #finish(failed: boolean, lines: string[]): void {
-    const pending = this.#pending.shift();
-    if (!pending) return;
-    if (!failed) return pending.resolve(lines);
-    const { code, message } = classifyTmuxFailure(lines.join("\n"));
-    pending.reject(new ToolError(code, message));
-  }
-
   #lost(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#reading = undefined;
     // The probe's rejection below says why the attach did not happen.
     this.#attached.resolve();
-    const detail = (this.#stderr.trim() || this.#foreignError).trim();
+    const detail = (this.#stderr.trim() || this.#replies.foreignError).trim();
     const failure = detail ? classifyTmuxFailure(detail) : undefined;
-    for (const pending of this.#pending.splice(0)) {
+    for (const pending of this.#replies.drain()) {
       pending.reject(
         failure && failure.code !== "tmux_failed"
           ? new ToolError(failure.code, failure.message)
