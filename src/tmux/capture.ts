@@ -18,7 +18,7 @@ import {
 } from "./format.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { ToolError } from "../errors.ts";
-import { byteLength } from "./utf8.ts";
+import { byteLength } from "../utf8.ts";
 
 /** What a capture range asks for; tmux's scale: 0 is the screen's top row, negative is history. */
 export interface CaptureRange {

@@ -9,13 +9,8 @@ import type { TmuxReadContext } from "./context.ts";
 import { flag, int, marker, rowFormat, separators, splitSections } from "./format.ts";
 import { generationOf, paneArg, rethrowPaneMissing } from "./targets.ts";
 
-/** tmux's rendering of a pane, to seed a live stream's terminal (docs/design.md §7.2). */
-export interface PaneSeed extends EmulatorSeed {
-  paneId: string;
-  generation: string;
-}
-
-const SEED = rowFormat("H", {
+/** The header fields both captures start with: the pane, its process, its size and the cursor. */
+const PANE_AND_CURSOR = {
   paneId: "pane_id",
   panePid: "pane_pid",
   serverPid: "pid",
@@ -23,6 +18,16 @@ const SEED = rowFormat("H", {
   height: "pane_height",
   cursorX: "cursor_x",
   cursorY: "cursor_y",
+} as const;
+
+/** tmux's rendering of a pane, to seed a live stream's terminal (docs/design.md §7.2). */
+export interface PaneSeed extends EmulatorSeed {
+  paneId: string;
+  generation: string;
+}
+
+const SEED = rowFormat("H", {
+  ...PANE_AND_CURSOR,
   alternate: "alternate_on",
   savedX: "alternate_saved_x",
   savedY: "alternate_saved_y",
@@ -109,13 +114,7 @@ export interface PaneCells {
 }
 
 const CELLS = rowFormat("H", {
-  paneId: "pane_id",
-  panePid: "pane_pid",
-  serverPid: "pid",
-  width: "pane_width",
-  height: "pane_height",
-  cursorX: "cursor_x",
-  cursorY: "cursor_y",
+  ...PANE_AND_CURSOR,
   cursorFlag: "cursor_flag",
   alternateOn: "alternate_on",
 });
