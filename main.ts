@@ -11,7 +11,7 @@ import { generateToken } from "./src/http/access.ts";
 import { type HttpServer, serveHttp } from "./src/http/server.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
-import { describeSocket } from "./src/tmux/command.ts";
+import { describeSocket } from "./src/tmux/argv.ts";
 import { isSupported, MIN_TMUX, parseTmuxVersion } from "./src/tmux/version.ts";
 import { VERSION } from "./src/version.ts";
 

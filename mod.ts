@@ -40,7 +40,8 @@ export {
 } from "./src/config.ts";
 export { SURFACE } from "./src/catalog.ts";
 export { type Effects, type ErrorCode, ToolError, type ToolErrorOptions } from "./src/errors.ts";
-export type { EnvReader, SocketSpec } from "./src/tmux/command.ts";
+export type { SocketSpec } from "./src/tmux/argv.ts";
+export type { EnvReader } from "./src/tmux/command.ts";
 export type { LiveOptions, LiveStats, LiveStatus } from "./src/tmux/live.ts";
 export type { JsonRpcMessage, McpTransport } from "./src/server.ts";
 export { VERSION } from "./src/version.ts";

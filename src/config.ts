@@ -4,7 +4,8 @@
  * Any invalid input is a {@link ConfigError} whose message is one line naming what is valid.
  */
 import { parseArgs } from "node:util";
-import type { EnvReader, SocketSpec } from "./tmux/command.ts";
+import type { SocketSpec } from "./tmux/argv.ts";
+import type { EnvReader } from "./tmux/command.ts";
 import { callerIdentity } from "./tmux/targets.ts";
 
 /** The four toolsets, in display order. */

@@ -8,6 +8,10 @@
  */
 import { z } from "zod";
 import type { ToolError } from "./errors.ts";
+import { byteLength } from "./utf8.ts";
+
+/** UTF-8 length of a string (one count for the funnel and the results layer). */
+export { byteLength };
 
 /** An MCP image content block (base64 data). */
 export interface ImageContent {
@@ -145,11 +149,6 @@ export interface BoundedText {
 }
 
 const encoder = new TextEncoder();
-
-/** UTF-8 length of a string. */
-export function byteLength(text: string): number {
-  return encoder.encode(text).length;
-}
 
 /**
  * Keep the newest `maxLines` lines and at most `maxBytes` UTF-8 bytes of `text`. Whole lines are

@@ -20,7 +20,8 @@ import {
   type Transport,
 } from "./sdk.ts";
 import { TmuxHost } from "./host.ts";
-import { describeSocket, type EnvReader } from "./tmux/command.ts";
+import { describeSocket } from "./tmux/argv.ts";
+import type { EnvReader } from "./tmux/command.ts";
 import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";

@@ -1,7 +1,8 @@
 /** The funnel against real tmux: escaping, literal(), separators, classification, environment. */
 import { assert, assertEquals, assertRejects, assertThrows } from "./support/assert.ts";
 import { ToolError } from "../src/errors.ts";
-import { escapeArgument, refuseFlagLike, TmuxRunner } from "../src/tmux/command.ts";
+import { escapeArgument, refuseFlagLike } from "../src/tmux/argv.ts";
+import { TmuxRunner } from "../src/tmux/command.ts";
 import type { TmuxContext } from "../src/tmux/context.ts";
 import { literal, parseRows, rowFormat, separators } from "../src/tmux/format.ts";
 import { listPanes, listSessions, listWindows } from "../src/tmux/queries.ts";

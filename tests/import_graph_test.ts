@@ -18,7 +18,10 @@ const SHARED = [
 
 /** Read-only funnel modules: what an inspect tool may reach. */
 const READ = [
+  "src/tmux/argv.ts",
   "src/tmux/capture.ts",
+  "src/tmux/capture_many.ts",
+  "src/tmux/capture_seed.ts",
   "src/tmux/command.ts",
   "src/tmux/environment.ts",
   "src/tmux/queries.ts",
@@ -32,7 +35,13 @@ const READ = [
 /** What each toolset may import beyond {@link SHARED}. */
 const ALLOWED: Record<Toolset, readonly string[]> = {
   inspect: READ,
-  manage: [...READ, "src/guard/", "src/tmux/manage.ts"],
+  manage: [
+    ...READ,
+    "src/guard/",
+    "src/tmux/manage.ts",
+    "src/tmux/labels.ts",
+    "src/tmux/layout.ts",
+  ],
   execute: [
     ...READ,
     "src/guard/",

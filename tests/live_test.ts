@@ -3,12 +3,9 @@ import { assert, assertEquals, assertRejects } from "./support/assert.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { call, connectInProcess, fails, ok } from "./support/client.ts";
 import { contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
-import {
-  ControlClient,
-  decodeOutput,
-  layoutPanes,
-  quoteControlArgument,
-} from "../src/tmux/control.ts";
+import { ControlClient } from "../src/tmux/control.ts";
+import { decodeOutput, quoteControlArgument } from "../src/tmux/control_syntax.ts";
+import { layoutPanes } from "../src/tmux/layout.ts";
 import { LIVE_DEFAULTS, LiveEngine } from "../src/tmux/live.ts";
 import { literal } from "../src/tmux/format.ts";
 import { ToolError } from "../src/errors.ts";

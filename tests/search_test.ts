@@ -3,7 +3,7 @@ import { assert, assertEquals } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { TmuxRunner } from "../src/tmux/command.ts";
-import { captureMany } from "../src/tmux/capture.ts";
+import { captureMany } from "../src/tmux/capture_many.ts";
 
 interface Match {
   paneId: string;

@@ -1,14 +1,24 @@
 /**
- * Pane captures: bounded before tmux is asked (so a million-line history is never copied whole),
- * pulled newest first in chunks sized by what the caller can keep, chained with nonce markers so
- * pane content cannot forge a boundary, and several panes per invocation for searches.
+ * Pane captures for agents' text (capture_pane, snapshot_pane): bounded before tmux is asked (so a
+ * million-line history is never copied whole), pulled newest first in chunks sized by what the
+ * caller can keep, chained with nonce markers so pane content cannot forge a boundary. Searches
+ * capture many panes at once (src/tmux/capture_many.ts); pictures of panes take their cells with
+ * attributes (src/tmux/capture_seed.ts).
  */
 import type { TmuxReadContext } from "./context.ts";
-import { flag, int, marker, rowFormat, type Section, separators, splitSections } from "./format.ts";
+import {
+  flag,
+  int,
+  marker,
+  rowFormat,
+  type Section,
+  separators,
+  splitSections,
+  type TaggedRow,
+} from "./format.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { ToolError } from "../errors.ts";
-import { byteLength } from "../results.ts";
-import type { EmulatorSeed } from "../live/emulator.ts";
+import { byteLength } from "../utf8.ts";
 
 /** What a capture range asks for; tmux's scale: 0 is the screen's top row, negative is history. */
 export interface CaptureRange {
@@ -54,10 +64,25 @@ const FIRST_CHUNK_ROWS = 256;
 /** Reads of one chunk while output keeps scrolling the history under it, before giving up. */
 const CHUNK_ATTEMPTS = 3;
 /** tmux reads -S/-E as a short; a larger line number would fall back to the screen's top. */
-const SHRT_MAX = 32_767;
+export const SHRT_MAX = 32_767;
 
-function section(sections: Section[], tag: string): Section | undefined {
+/** The section of chained output a marker tagged `tag` began. */
+export function section(sections: readonly Section[], tag: string): Section | undefined {
   return sections.find((s) => s.tag === tag);
+}
+
+/**
+ * The header row a chain printed for `paneId` with `format`, checked to be that pane's:
+ * `display-message -t %missing` succeeds with an empty context (docs/design.md §5.12).
+ */
+export function paneHeader<K extends string>(
+  format: { decode(rows: readonly TaggedRow[]): Record<K | "paneId", string>[] },
+  sections: readonly Section[],
+  paneId: string,
+): Record<K | "paneId", string> {
+  const row = format.decode(sections.filter((s) => s.fields.length > 0))[0];
+  if (row?.paneId !== paneId) throw paneNotFound(paneId);
+  return row;
 }
 
 /** One capture invocation: the pane's header and the text of rows [top, end] as tmux clamps them. */
@@ -100,8 +125,7 @@ async function readChunk(
   const out = await ctx.runner.run(commands, { signal: options.signal })
     .catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
-  const header = HEADER.decode(sections.filter((s) => s.fields.length > 0))[0];
-  if (header?.paneId !== paneId) throw paneNotFound(paneId);
+  const header = paneHeader(HEADER, sections, paneId);
   const text = section(sections, "T")?.body ?? "";
   const wraps = probe && (section(sections, "W")?.body ?? "").split("\n").length === 2;
   return {
@@ -233,7 +257,7 @@ export async function capturePane(
 }
 
 /** Everything snapshot_pane reports besides the text. */
-export interface PaneState {
+export interface PaneSnapshot {
   paneId: string;
   generation: string;
   cursorX: number;
@@ -273,7 +297,7 @@ export async function snapshotPane(
   ctx: TmuxReadContext,
   paneId: string,
   signal?: AbortSignal,
-): Promise<{ state: PaneState; text: string }> {
+): Promise<{ state: PaneSnapshot; text: string }> {
   const sep = separators();
   const out = await ctx.runner.run([
     ["display-message", "-p", "-t", paneArg(paneId), STATE.template(sep)],
@@ -281,9 +305,7 @@ export async function snapshotPane(
     ["capture-pane", "-p", "-t", paneId],
   ], { signal }).catch((error) => rethrowPaneMissing(error, paneId));
   const sections = splitSections(out, sep);
-  const f = STATE.decode(sections.filter((s) => s.fields.length > 0))[0];
-  // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
-  if (f?.paneId !== paneId) throw paneNotFound(paneId);
+  const f = paneHeader(STATE, sections, paneId);
   const dead = flag(f.dead);
   const inMode = flag(f.inMode);
   return {
@@ -304,243 +326,5 @@ export async function snapshotPane(
       title: f.title,
     },
     text: section(sections, "T")?.body ?? "",
-  };
-}
-
-/** One pane to capture for a search: the newest `rows` rows up to the screen's bottom. */
-export interface ManyItem {
-  paneId: string;
-  /** Rows of history above the screen to include (0 = the visible screen only). */
-  historyRows: number;
-}
-
-/** Bytes of argv per invocation: tmux refuses a command message over ~16 KiB. */
-const ARGV_BUDGET = 12_000;
-
-/**
- * Capture many panes with as few invocations as the argv budget allows. A pane that vanished
- * fails alone: tmux stops a chain at its first failure, so the rest is captured by the next
- * invocation. Wrapped lines are joined, so a match cannot be split by the pane's width.
- */
-export async function captureMany(
-  ctx: TmuxReadContext,
-  items: readonly ManyItem[],
-  options: { signal?: AbortSignal; deadline: number },
-): Promise<{ texts: Map<string, string>; failed: string[]; timedOut: boolean }> {
-  const texts = new Map<string, string>();
-  const failed: string[] = [];
-  let next = 0;
-  while (next < items.length) {
-    const remaining = options.deadline - Date.now();
-    if (remaining <= 0) return { texts, failed, timedOut: true };
-    const sep = separators();
-    const commands: string[][] = [];
-    let bytes = 0;
-    let last = next;
-    for (; last < items.length; last++) {
-      const item = items[last];
-      const capture = ["capture-pane", "-p", "-J", "-t", paneArg(item.paneId)];
-      if (item.historyRows > 0) capture.push("-S", String(-item.historyRows));
-      const pair = [marker(sep, `B${last}`), capture];
-      const size = pair.flat().reduce((n, a) => n + a.length + 1, 0);
-      if (commands.length > 0 && bytes + size > ARGV_BUDGET) break;
-      commands.push(...pair);
-      bytes += size;
-    }
-    let result;
-    try {
-      result = await ctx.runner.runPartial(commands, {
-        signal: options.signal,
-        timeoutMs: remaining,
-      });
-    } catch (error) {
-      if (error instanceof ToolError && error.code === "timeout") {
-        return { texts, failed, timedOut: true };
-      }
-      throw error;
-    }
-    const sections = splitSections(result.stdout, sep);
-    for (const s of sections) {
-      const index = Number(s.tag.slice(1));
-      if (s.tag.startsWith("B") && index >= next && index < last) {
-        texts.set(items[index].paneId, s.body);
-      }
-    }
-    if (!result.error) {
-      next = last;
-      continue;
-    }
-    if (result.error.code !== "target_not_found") throw result.error;
-    // The chain stopped at the capture after the last marker printed: that pane failed.
-    const printed = sections.map((s) => Number(s.tag.slice(1))).filter((i) => i >= next);
-    const failedIndex = printed.length ? Math.max(...printed) : next;
-    texts.delete(items[failedIndex].paneId);
-    failed.push(items[failedIndex].paneId);
-    next = failedIndex + 1;
-  }
-  return { texts, failed, timedOut: false };
-}
-
-/** tmux's rendering of a pane, to seed a live stream's terminal (docs/design.md §7.2). */
-export interface PaneSeed extends EmulatorSeed {
-  paneId: string;
-  generation: string;
-}
-
-const SEED = rowFormat("H", {
-  paneId: "pane_id",
-  panePid: "pane_pid",
-  serverPid: "pid",
-  width: "pane_width",
-  height: "pane_height",
-  cursorX: "cursor_x",
-  cursorY: "cursor_y",
-  alternate: "alternate_on",
-  savedX: "alternate_saved_x",
-  savedY: "alternate_saved_y",
-  scrollUpper: "scroll_region_upper",
-  scrollLower: "scroll_region_lower",
-  insert: "insert_flag",
-  origin: "origin_flag",
-  wrap: "wrap_flag",
-  tabs: "pane_tabs",
-});
-
-/**
- * A pane's screen with attributes, the cursor and the modes a capture cannot show, in ONE
- * invocation so that all of it describes the same moment. Under an alternate screen, `-a` reads
- * the normal screen tmux keeps beneath it.
- */
-export async function captureSeed(
-  ctx: TmuxReadContext,
-  paneId: string,
-  signal?: AbortSignal,
-): Promise<PaneSeed> {
-  const sep = separators();
-  const capture = (extra: string[]) => [
-    "capture-pane",
-    "-p",
-    "-e",
-    "-J",
-    ...extra,
-    "-t",
-    paneArg(paneId),
-  ];
-  const out = await ctx.runner.run([
-    ["display-message", "-p", "-t", paneArg(paneId), SEED.template(sep)],
-    marker(sep, "S"),
-    capture([]),
-    marker(sep, "N"),
-    capture(["-a", "-q"]),
-  ], { signal }).catch((error) => rethrowPaneMissing(error, paneId));
-  const sections = splitSections(out, sep);
-  const f = SEED.decode(sections.filter((s) => s.fields.length > 0))[0];
-  // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
-  if (f?.paneId !== paneId) throw paneNotFound(paneId);
-  return {
-    paneId,
-    generation: generationOf(int(f.serverPid), int(f.panePid)),
-    width: int(f.width),
-    height: int(f.height),
-    cursorX: int(f.cursorX),
-    cursorY: int(f.cursorY),
-    screen: section(sections, "S")?.body ?? "",
-    ...(flag(f.alternate)
-      ? {
-        normal: {
-          screen: section(sections, "N")?.body ?? "",
-          cursorX: int(f.savedX),
-          cursorY: int(f.savedY),
-        },
-      }
-      : {}),
-    scrollUpper: int(f.scrollUpper),
-    scrollLower: int(f.scrollLower),
-    insert: flag(f.insert),
-    origin: flag(f.origin),
-    wrap: flag(f.wrap),
-    tabs: f.tabs.split(",").filter((t) => /^\d+$/.test(t)).map(Number),
-  };
-}
-
-/** A pane's rows with their attributes, for a screenshot (docs/design.md §9). */
-export interface PaneCells {
-  paneId: string;
-  generation: string;
-  width: number;
-  height: number;
-  /** `capture-pane -e -N -p` lines, oldest first: `historyRows` of history, then the screen's. */
-  lines: string[];
-  /** Rows of history captured above the screen (at most what was asked and what the pane has). */
-  historyRows: number;
-  /** Rows of the screen captured, from its top (fewer than `height` when capped). */
-  screenRows: number;
-  cursorX: number;
-  cursorY: number;
-  /** Whether the program shows the cursor (DECTCEM). */
-  cursorVisible: boolean;
-  alternateOn: boolean;
-}
-
-const CELLS = rowFormat("H", {
-  paneId: "pane_id",
-  panePid: "pane_pid",
-  serverPid: "pid",
-  width: "pane_width",
-  height: "pane_height",
-  cursorX: "cursor_x",
-  cursorY: "cursor_y",
-  cursorFlag: "cursor_flag",
-  alternateOn: "alternate_on",
-});
-
-/**
- * A pane's screen (its top `maxScreenRows` rows) and up to `historyRows` rows of history above it,
- * with attributes (`-e`) and trailing blanks kept (`-N`, which keeps a coloured background that
- * ends a line), plus the cursor, in ONE invocation so that all of it describes the same moment.
- * Rows are not joined: a screenshot shows them as the pane does. tmux carries attribute state from
- * one line to the next, so the lines belong together.
- */
-export async function capturePaneCells(
-  ctx: TmuxReadContext,
-  paneId: string,
-  options: {
-    historyRows: number;
-    maxScreenRows: number;
-    /** Only the header: the caller draws cells it already has (`lines` is then empty). */
-    headerOnly?: boolean;
-    signal?: AbortSignal;
-  },
-): Promise<PaneCells> {
-  const sep = separators();
-  const capture = ["capture-pane", "-p", "-e", "-N", "-t", paneArg(paneId)];
-  if (options.historyRows > 0) capture.push("-S", String(-Math.min(options.historyRows, SHRT_MAX)));
-  capture.push("-E", String(Math.min(options.maxScreenRows, SHRT_MAX) - 1));
-  const header = ["display-message", "-p", "-t", paneArg(paneId), CELLS.template(sep)];
-  const out = await ctx.runner.run(
-    options.headerOnly ? [header] : [header, marker(sep, "C"), capture],
-    { signal: options.signal },
-  ).catch((error) => rethrowPaneMissing(error, paneId));
-  const sections = splitSections(out, sep);
-  const f = CELLS.decode(sections.filter((s) => s.fields.length > 0))[0];
-  // display-message -t %missing succeeds with an empty context (docs/design.md §5.12).
-  if (f?.paneId !== paneId) throw paneNotFound(paneId);
-  const height = int(f.height);
-  const body = section(sections, "C")?.body;
-  const lines = body === undefined ? [] : body.replace(/\n$/, "").split("\n");
-  const screenRows = Math.min(height, options.maxScreenRows);
-  return {
-    paneId,
-    generation: generationOf(int(f.serverPid), int(f.panePid)),
-    width: int(f.width),
-    height,
-    lines,
-    // tmux clamps -S to the history it has.
-    historyRows: Math.max(0, lines.length - screenRows),
-    screenRows,
-    cursorX: int(f.cursorX),
-    cursorY: int(f.cursorY),
-    cursorVisible: flag(f.cursorFlag),
-    alternateOn: flag(f.alternateOn),
   };
 }

@@ -20,7 +20,7 @@
  */
 import { ToolError } from "../errors.ts";
 import type { TmuxRunner } from "./command.ts";
-import { refuseFlagLike } from "./command.ts";
+import { refuseFlagLike } from "./argv.ts";
 
 /** Channel names this server waits on and signals. */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;

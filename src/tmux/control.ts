@@ -1,92 +1,34 @@
 /**
- * The control-mode client: one persistent `tmux -C attach -t $N` per watched session.
+ * The control-mode client: one persistent `tmux -C attach -t $N` per watched session, the process
+ * and its pipes. What its lines mean is src/tmux/control_syntax.ts; which command a reply answers,
+ * src/tmux/control_replies.ts.
  *
  * Control mode parses each input line like a configuration file (`$HOME` expands, `a ; b` runs
  * two commands), so every argument goes through {@link quoteControlArgument}. Replies are
  * `%begin T N F` … `%end T N F` (or `%error`) blocks matched in order; `%output %P data` streams
- * each pane's bytes with octal escapes, which are decoded to raw bytes here (UTF-8 sequences may
- * be split across lines and are reassembled by the reader of the stream). `%layout-change`,
- * `%window-close` and `%subscription-changed` tell the live engine about resizes, closed panes
- * and replaced processes (docs/design.md §7.2–§7.3).
+ * each pane's bytes (UTF-8 sequences may be split across lines and are reassembled by the reader
+ * of the stream). `%layout-change`, `%window-close` and `%subscription-changed` tell the live
+ * engine about resizes, closed panes and replaced processes (docs/design.md §7.2–§7.3).
  *
  * A reply read by {@link ControlClient.command} ends at the `%end`/`%error` line that repeats its
  * `%begin`'s "T N F": enough for replies that hold only ids and numbers (docs/design.md §5.11). A
  * reply that may hold text a pane or program controls is read by {@link ControlClient.send}, with
- * a {@link ReplyReader} that decides where it ends (src/tmux/route.ts, docs/design.md §5.14).
+ * a {@link ReplyReader} that decides where it ends (src/tmux/route_reply.ts, docs/design.md §5.14).
  */
 import { classifyTmuxFailure, ToolError } from "../errors.ts";
 import type { ControlSpawnOptions, TmuxRunner } from "./command.ts";
-
-/**
- * Quote one argument for the control channel so it arrives literally: double quotes, with `\`,
- * `"`, `$` and `~` escaped (tmux expands `$VAR` inside double quotes, and `~` right after the
- * opening quote) and every control character — newline included, which would end the command
- * line — written as an escape tmux decodes inside double quotes. A NUL or a lone surrogate cannot
- * be carried and is refused.
- */
-export function quoteControlArgument(arg: string): string {
-  if (arg.includes("\0") || !arg.isWellFormed()) {
-    throw new ToolError(
-      "invalid_arguments",
-      "a value holds a NUL or a lone surrogate, which tmux cannot take",
-    );
-  }
-  return `"${arg.replace(CONTROL_SPECIAL, escapeControl)}"`;
-}
-
-// deno-lint-ignore no-control-regex
-const CONTROL_SPECIAL = /[\\"$~\x00-\x1f\x7f]/g;
-
-function escapeControl(ch: string): string {
-  if (ch === "\n") return "\\n";
-  if (ch === "\r") return "\\r";
-  if (ch === "\t") return "\\t";
-  const code = ch.charCodeAt(0);
-  return code < 0x20 || code === 0x7f ? `\\${code.toString(8).padStart(3, "0")}` : `\\${ch}`;
-}
-
-/** Decode `%output` data: `\ooo` octal escapes become bytes, everything else is already bytes. */
-export function decodeOutput(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(data.length);
-  let n = 0;
-  for (let i = 0; i < data.length; i++) {
-    const b = data[i];
-    if (
-      b === 0x5c && i + 3 < data.length && isOctal(data[i + 1]) && isOctal(data[i + 2]) &&
-      isOctal(data[i + 3])
-    ) {
-      out[n++] = ((data[i + 1] - 48) << 6) | ((data[i + 2] - 48) << 3) | (data[i + 3] - 48);
-      i += 3;
-    } else {
-      out[n++] = b;
-    }
-  }
-  return out.subarray(0, n);
-}
-
-function isOctal(b: number | undefined): boolean {
-  return b !== undefined && b >= 48 && b <= 55;
-}
-
-/** A pane's size in cells. */
-export interface PaneSize {
-  width: number;
-  height: number;
-}
-
-/**
- * Pane sizes in tmux layout strings (`csum,WxH,X,Y{…}`, a pane being `WxH,X,Y,N` for pane %N);
- * a later layout wins, so the visible layout of a zoomed window overrides the saved one.
- */
-export function layoutPanes(...layouts: string[]): Map<string, PaneSize> {
-  const panes = new Map<string, PaneSize>();
-  for (const layout of layouts) {
-    for (const m of layout.matchAll(/(\d+)x(\d+),\d+,\d+,(\d+)/g)) {
-      panes.set(`%${m[3]}`, { width: Number(m[1]), height: Number(m[2]) });
-    }
-  }
-  return panes;
-}
+import { ReplyQueue } from "./control_replies.ts";
+import {
+  FramingError,
+  isOutput,
+  LineSplitter,
+  parseNotification,
+  parseOutput,
+  quoteControlArgument,
+  type ReplyReader,
+} from "./control_syntax.ts";
+import type { PaneSize } from "./layout.ts";
+import { pipedReader } from "./process.ts";
 
 /** Callbacks of a control client. */
 export interface ControlHandlers {
@@ -112,26 +54,6 @@ export interface ControlHandlers {
   onExit?(pid: number): void;
 }
 
-/**
- * Reads one reply made of several blocks, line by line, and decides where it ends; the framing
- * argument of docs/design.md §5.14 lives in its implementation (src/tmux/route.ts).
- */
-export interface ReplyReader {
-  /** The line is about to be written to tmux: from now on it may have been executed. */
-  sent(): void;
-  /**
-   * One line of the reply, its first `%begin` included. Returns true once the reply is complete;
-   * throws a {@link FramingError} when the line cannot belong to it.
-   */
-  line(text: string): boolean;
-}
-
-/**
- * Output on a strict connection that no honest tmux could have sent there: the connection is
- * dropped, since nothing read after it could be trusted.
- */
-export class FramingError extends Error {}
-
 /** Options of {@link ControlClient.open}. */
 export interface ControlOpenOptions extends ControlSpawnOptions {
   /**
@@ -139,20 +61,6 @@ export interface ControlOpenOptions extends ControlSpawnOptions {
    * connection: a connection whose replies carry pane text expects nothing else (§5.14).
    */
   strict?: boolean;
-}
-
-interface Pending {
-  resolve(lines: string[]): void;
-  reject(error: Error): void;
-  /** Reads the reply instead of the block matcher (see {@link ControlClient.send}). */
-  reader?: ReplyReader;
-}
-
-interface Block {
-  /** "T N F" of the %begin line; the block ends only at `%end`/`%error` with the same triple. */
-  key: string;
-  ours: boolean;
-  lines: string[];
 }
 
 const encoder = new TextEncoder();
@@ -172,25 +80,23 @@ export class ControlClient {
   /** Absent when the client's stderr is not piped (spawnControl discards it). */
   readonly #stderrReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #handlers: ControlHandlers;
-  readonly #pending: Pending[] = [];
-  #block: Block | undefined;
+  readonly #replies: ReplyQueue;
   #closed = false;
   #closing = false;
   #writes: Promise<void> = Promise.resolve();
   #stderr = "";
-  /** The last failure tmux reported for a command not ours (e.g. the attach itself). */
-  #foreignError = "";
-  /** The pending whose reader is reading a reply right now. */
-  #reading: Pending | undefined;
-  #strict = false;
-  /** Blocks that answered no command of ours; the first is the attach itself. */
-  #foreignBlocks = 0;
   /** Settles when the attach has been answered (or the connection ended). */
   readonly #attached = Promise.withResolvers<void>();
   readonly #done: Promise<void>;
 
-  private constructor(sessionId: string, child: Deno.ChildProcess, handlers: ControlHandlers) {
+  private constructor(
+    sessionId: string,
+    child: Deno.ChildProcess,
+    handlers: ControlHandlers,
+    strict: boolean,
+  ) {
     this.sessionId = sessionId;
+    this.#replies = new ReplyQueue(strict, () => this.#attached.resolve());
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     this.#stdout = child.stdout.getReader();
@@ -226,8 +132,7 @@ export class ControlClient {
   ): Promise<ControlClient> {
     const child = runner.spawnControl(sessionId, options);
     handlers.onSpawn?.(child.pid);
-    const client = new ControlClient(sessionId, child, handlers);
-    client.#strict = options.strict ?? false;
+    const client = new ControlClient(sessionId, child, handlers, options.strict ?? false);
     try {
       // A no-op proves the channel answers; the attach is answered by a block of its own, which
       // may come before or after the no-op's (checked: tmux may read our line first), so it is
@@ -350,7 +255,7 @@ export class ControlClient {
       }, timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       const lines = onLines(() => settled, (value) => settle(() => resolve(value)));
-      this.#pending.push({
+      this.#replies.push({
         ...(reader ? { reader } : {}),
         resolve: lines,
         reject: (error) => settle(() => reject(error)),
@@ -399,21 +304,12 @@ export class ControlClient {
   }
 
   async #readStdout(): Promise<void> {
-    let buffer = new Uint8Array(0);
+    const lines = new LineSplitter();
     try {
       while (true) {
         const { done, value: chunk } = await this.#stdout.read();
         if (done) break;
-        const joined = new Uint8Array(buffer.length + chunk.length);
-        joined.set(buffer);
-        joined.set(chunk, buffer.length);
-        let start = 0;
-        for (let i = 0; i < joined.length; i++) {
-          if (joined[i] !== 0x0a) continue;
-          this.#line(joined.subarray(start, i));
-          start = i + 1;
-        }
-        buffer = joined.slice(start);
+        for (const line of lines.push(chunk)) this.#line(line);
       }
     } catch {
       // the process went away; #lost reports it
@@ -436,75 +332,29 @@ export class ControlClient {
   #line(bytes: Uint8Array): void {
     // Nothing read after the connection ended (or stopped making sense) is trusted.
     if (this.#closed) return;
-    if (this.#reading) return this.#read(this.#reading, decoder.decode(bytes));
-    if (this.#block) {
-      const text = decoder.decode(bytes);
-      const end = /^%(end|error) (.*)$/.exec(text);
-      if (end && end[2] === this.#block.key) {
-        const block = this.#block;
-        this.#block = undefined;
-        if (!block.ours) this.#attached.resolve();
-        if (block.ours) this.#finish(end[1] === "error", block.lines);
-        else if (end[1] === "error") this.#foreignError = block.lines.join("\n");
-      } else {
-        this.#block.lines.push(text);
-      }
-      return;
-    }
-    if (startsWith(bytes, "%output ")) {
-      const rest = bytes.subarray(8);
-      const space = rest.indexOf(0x20);
-      if (space > 0) {
-        this.#handlers.onOutput(
-          decoder.decode(rest.subarray(0, space)),
-          decodeOutput(rest.subarray(space + 1)),
-        );
-      }
+    if (!this.#replies.inReply && isOutput(bytes)) {
+      const output = parseOutput(bytes);
+      if (output) this.#handlers.onOutput(output.paneId, output.bytes);
       return;
     }
     const text = decoder.decode(bytes);
-    const begin = /^%begin (\d+ \d+ (\d+))$/.exec(text);
-    if (begin) {
-      // Flag 1 marks replies to this client's own commands (the attach block has flag 0).
-      const ours = (Number(begin[2]) & 1) === 1;
-      if (!ours && ++this.#foreignBlocks > 1 && this.#strict) {
-        return this.#broken("output that is not a reply to our commands (a hook?)");
-      }
-      const head = this.#pending[0];
-      // Replies come in the order the commands were written: this one is the oldest pending's.
-      if (ours && head?.reader) {
-        this.#reading = head;
-        return this.#read(head, text);
-      }
-      if (ours && this.#strict && !head) return this.#broken("a reply nobody asked for");
-      this.#block = { key: begin[1], ours, lines: [] };
-      return;
-    }
-    // `%layout-change @W layout visible-layout flags` (the last two since tmux 3.1).
-    const layout = /^%layout-change (@\d+) (\S+)(?: (\S+))?/.exec(text);
-    if (layout) {
-      return this.#handlers.onLayout?.(layout[1], layoutPanes(layout[2], layout[3] ?? ""));
-    }
-    const closed = /^%(?:unlinked-)?window-close (@\d+)$/.exec(text);
-    if (closed) return this.#handlers.onWindowClose?.(closed[1]);
-    // `%subscription-changed name $S @W index %P … : value`
-    const changed = /^%subscription-changed (\S+) \S+ \S+ \S+ (%\d+) /.exec(text);
-    if (changed) return this.#handlers.onSubscription?.(changed[1], changed[2]);
-    if (text.startsWith("%exit")) this.#lost(text.slice(5).trim() || "tmux ended the connection");
-  }
-
-  /** Hand a line to the reader of the reply in progress; it says when the reply is complete. */
-  #read(pending: Pending, text: string): void {
-    let done: boolean;
     try {
-      done = pending.reader!.line(text);
+      if (this.#replies.line(text)) return;
     } catch (error) {
-      return this.#broken(error instanceof Error ? error.message : String(error));
+      if (error instanceof FramingError) return this.#broken(error.message);
+      throw error;
     }
-    if (!done) return;
-    this.#reading = undefined;
-    this.#pending.shift();
-    pending.resolve([]);
+    const note = parseNotification(text);
+    switch (note?.kind) {
+      case "layout":
+        return this.#handlers.onLayout?.(note.windowId, note.panes);
+      case "window-close":
+        return this.#handlers.onWindowClose?.(note.windowId);
+      case "subscription":
+        return this.#handlers.onSubscription?.(note.name, note.paneId);
+      case "exit":
+        return this.#lost(note.reason);
+    }
   }
 
   /**
@@ -514,9 +364,8 @@ export class ControlClient {
   #broken(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#reading = undefined;
     this.#attached.resolve();
-    for (const pending of this.#pending.splice(0)) {
+    for (const pending of this.#replies.drain()) {
       pending.reject(new FramingError(reason));
     }
     this.#closing = true;
@@ -524,23 +373,14 @@ export class ControlClient {
     this.#handlers.onClose(this, `framing: ${reason}`, false);
   }
 
-  #finish(failed: boolean, lines: string[]): void {
-    const pending = this.#pending.shift();
-    if (!pending) return;
-    if (!failed) return pending.resolve(lines);
-    const { code, message } = classifyTmuxFailure(lines.join("\n"));
-    pending.reject(new ToolError(code, message));
-  }
-
   #lost(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#reading = undefined;
     // The probe's rejection below says why the attach did not happen.
     this.#attached.resolve();
-    const detail = (this.#stderr.trim() || this.#foreignError).trim();
+    const detail = (this.#stderr.trim() || this.#replies.foreignError).trim();
     const failure = detail ? classifyTmuxFailure(detail) : undefined;
-    for (const pending of this.#pending.splice(0)) {
+    for (const pending of this.#replies.drain()) {
       pending.reject(
         failure && failure.code !== "tmux_failed"
           ? new ToolError(failure.code, failure.message)
@@ -549,21 +389,4 @@ export class ControlClient {
     }
     this.#handlers.onClose(this, reason, this.#closing);
   }
-}
-
-/** A reader of a child's pipe, or undefined when that pipe is not piped (Deno throws then). */
-function pipedReader(
-  stream: () => ReadableStream<Uint8Array>,
-): ReadableStreamDefaultReader<Uint8Array> | undefined {
-  try {
-    return stream().getReader();
-  } catch {
-    return undefined;
-  }
-}
-
-function startsWith(bytes: Uint8Array, prefix: string): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix.charCodeAt(i)) return false;
-  return true;
 }

@@ -20,7 +20,7 @@
  *   every buffer path deletes its buffer on failure.
  */
 import { preview, ToolError } from "../errors.ts";
-import type { TmuxCommand } from "./command.ts";
+import type { TmuxCommand } from "./argv.ts";
 import type { TmuxContext } from "./context.ts";
 import { nonce } from "./format.ts";
 import { paneArg, WINDOW_ID } from "./targets.ts";

@@ -23,7 +23,7 @@
  *   terminal yet), so an empty or unexpected answer is read again.
  */
 import { preview, ToolError } from "../errors.ts";
-import type { TmuxCommand } from "./command.ts";
+import type { TmuxCommand } from "./argv.ts";
 import type { TmuxContext } from "./context.ts";
 import { int, literal, nonce, parseRows, rowFormat, separators } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";

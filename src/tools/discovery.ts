@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
-import { describeSocket } from "../tmux/command.ts";
+import { describeSocket } from "../tmux/argv.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_spec.ts";

@@ -5,10 +5,9 @@
  */
 import { z } from "zod";
 import { paneIdSchema, pickShape, windowIdSchema } from "../rows.ts";
+import { MAX_NAME_CHARS, MAX_TITLE_CHARS } from "../tmux/labels.ts";
 import {
   MAX_HISTORY_LINES,
-  MAX_NAME_CHARS,
-  MAX_TITLE_CHARS,
   renameSession,
   renameWindow,
   setHistoryLimit,

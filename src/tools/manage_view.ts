@@ -8,12 +8,9 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { preflightView } from "../guard/preflight.ts";
 import { paneIdSchema, pickShape, windowIdSchema } from "../rows.ts";
+import { checkLayout, MAX_CELLS, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../tmux/layout.ts";
 import {
-  checkLayout,
-  MAX_CELLS,
-  MAX_LAYOUT_CHARS,
   moveWindow,
-  NAMED_LAYOUTS,
   resizePane,
   resizeWindow,
   selectLayout,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { withContent } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
-import { capturePaneCells } from "../tmux/capture.ts";
+import { capturePaneCells } from "../tmux/capture_seed.ts";
 import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool } from "../tool_spec.ts";
 import { generationSchema } from "./common.ts";

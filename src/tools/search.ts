@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { byteLength } from "../results.ts";
-import { captureMany } from "../tmux/capture.ts";
+import { captureMany } from "../tmux/capture_many.ts";
 import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { pickShape } from "../rows.ts";

@@ -1,0 +1,167 @@
+/**
+ * Starting tmux processes and collecting what they print, for the runner (src/tmux/command.ts),
+ * which decides what to start: argv only, never a shell (docs/design.md §5.1).
+ */
+
+/**
+ * Variables passed to tmux when the environment must be reduced (a loader variable such as
+ * `LD_PRELOAD` is set and Deno refuses to spawn with it). Each is in the `--allow-env` list.
+ */
+export const REDUCED_ENV_NAMES = [
+  "HOME",
+  "PATH",
+  "USER",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMUX_TMPDIR",
+] as const;
+
+/** What one finished tmux invocation produced. */
+export interface Output {
+  success: boolean;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}
+
+/**
+ * Starts tmux with this process's environment, or, once Deno has refused that, with a reduced one
+ * (see {@link REDUCED_ENV_NAMES}); one instance per runner (no module state).
+ */
+export class TmuxProcesses {
+  readonly #env: (name: string) => string | undefined;
+  readonly #notice: (message: string) => void;
+  #reducedEnv: Record<string, string> | undefined;
+
+  constructor(env: (name: string) => string | undefined, notice: (message: string) => void) {
+    this.#env = env;
+    this.#notice = notice;
+  }
+
+  /**
+   * Start tmux and collect its output, or give up when `signal` fires (then resolve undefined).
+   * Giving up cannot wait for EOF: a stopped tmux server holds our pipes open (the client hands its
+   * fds to the server), even after the client is dead. So the client is killed and our ends of the
+   * pipes are released by cancelling the readers; a write tmux never reads is left behind.
+   */
+  async collect(
+    args: string[],
+    stdin: Uint8Array | string | undefined,
+    signal: AbortSignal,
+  ): Promise<Output | undefined> {
+    const child = this.child(args, {
+      stdin: stdin === undefined ? "null" : "piped",
+      stderr: "piped",
+    });
+    const out = child.stdout.getReader();
+    const err = child.stderr.getReader();
+    const writer = stdin === undefined ? undefined : child.stdin.getWriter();
+    const given = Promise.withResolvers<undefined>();
+    const giveUp = () => given.resolve(undefined);
+    signal.addEventListener("abort", giveUp, { once: true });
+    if (signal.aborted) giveUp();
+    const reads = Promise.all([readAll(out), readAll(err), child.status]);
+    if (writer && stdin !== undefined) {
+      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+      // A failed write means tmux exited before reading everything; its exit status tells.
+      void writer.write(bytes).then(() => writer.close()).catch(() => {});
+    }
+    let output: Output | undefined;
+    try {
+      const done = await Promise.race([reads, given.promise]);
+      if (done !== undefined) {
+        const [stdout, stderr, status] = done;
+        output = { success: status.success, stdout, stderr };
+      }
+      return output;
+    } finally {
+      signal.removeEventListener("abort", giveUp);
+      if (output === undefined) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // it exited meanwhile
+        }
+        // Not awaited beyond the readers and the exit: an unread stdin write may never finish.
+        writer?.abort().catch(() => {});
+        await Promise.allSettled([out.cancel(), err.cancel()]);
+        await reads.catch(() => {});
+      }
+    }
+  }
+
+  /** Start tmux with `args`; the caller owns the child and must end it. */
+  child(
+    args: string[],
+    options: { stdin: "null" | "piped"; stderr: "null" | "piped" },
+  ): Deno.ChildProcess {
+    const make = () =>
+      new Deno.Command("tmux", {
+        args,
+        stdin: options.stdin,
+        stdout: "piped",
+        stderr: options.stderr,
+        ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
+      }).spawn();
+    try {
+      return make();
+    } catch (error) {
+      // Deno refuses to spawn while LD_*/DYLD_* loader variables are set (unless --allow-run is
+      // unscoped, which we never ask for). Fall back to a reduced, explicit environment once.
+      if (
+        this.#reducedEnv === undefined && error instanceof Deno.errors.NotCapable &&
+        /environment variable/.test(error.message)
+      ) {
+        this.#reducedEnv = this.#buildReducedEnv();
+        this.#notice(
+          "a loader variable (LD_*/DYLD_*) is set: tmux is started with a reduced environment " +
+            `(${REDUCED_ENV_NAMES.join(", ")}), so new tmux servers' shells see only those`,
+        );
+        return make();
+      }
+      throw error;
+    }
+  }
+
+  #buildReducedEnv(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const name of REDUCED_ENV_NAMES) {
+      const value = this.#env(name);
+      if (value !== undefined) env[name] = value;
+    }
+    return env;
+  }
+}
+
+/** Everything a reader yields until EOF (or until it is cancelled), as one array. */
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+/** A reader of a child's pipe, or undefined when that pipe is not piped (Deno throws then). */
+export function pipedReader(
+  stream: () => ReadableStream<Uint8Array>,
+): ReadableStreamDefaultReader<Uint8Array> | undefined {
+  try {
+    return stream().getReader();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The label rules of the manage setters without tmux (docs/design.md §5.12): names and titles tmux
+ * would store altered are refused with a reason, never changed.
+ */
+import { assertEquals, assertThrows } from "./support/assert.ts";
+import { ToolError } from "../src/errors.ts";
+import {
+  checkName,
+  checkSessionName,
+  checkTitle,
+  MAX_NAME_CHARS,
+  MAX_TITLE_CHARS,
+} from "../src/tmux/labels.ts";
+
+Deno.test("names: printable, not flag-like, no backslash or $name; session names also no : . or $N", () => {
+  const accepted = ["main", "a b", "é😀", "x-y", "$", "$1x", "50% done", "#{pane_id}", "a;b"];
+  for (const name of accepted) {
+    assertEquals(checkName(name, "window name"), name);
+    assertEquals(checkSessionName(name), name);
+  }
+  assertEquals(checkName("x".repeat(MAX_NAME_CHARS), "window name").length, MAX_NAME_CHARS);
+  const refusedNames: Array<[string, string]> = [
+    ["", "is empty"],
+    ["-t", 'must not start with "-"'],
+    ["tab\there", "control character"],
+    ["\u009b", "control character"],
+    ["lone \ud800", "lone surrogate"],
+    ["x".repeat(MAX_NAME_CHARS + 1), `longer than ${MAX_NAME_CHARS}`],
+    ["back\\slash", 'backslash or "$"'],
+    ["$HOME", 'backslash or "$"'],
+    ["${x}", 'backslash or "$"'],
+    ["$_", 'backslash or "$"'],
+  ];
+  for (const [name, why] of refusedNames) {
+    assertThrows(() => checkName(name, "window name"), ToolError, why);
+    assertThrows(() => checkSessionName(name), ToolError, why);
+  }
+  const refusedSessions: Array<[string, string]> = [
+    ["a:b", 'holds ":" or "."'],
+    ["v1.2", 'holds ":" or "."'],
+    ["$3", "looks like an id"],
+  ];
+  for (const [name, why] of refusedSessions) {
+    assertEquals(checkName(name, "window name"), name);
+    assertThrows(() => checkSessionName(name), ToolError, why);
+  }
+});
+
+Deno.test("titles: a leading - and backslashes are fine; control characters and length are not", () => {
+  for (const title of ["-dash", "back\\slash $HOME", "x".repeat(MAX_TITLE_CHARS)]) {
+    assertEquals(checkTitle(title), title);
+  }
+  const refused: Array<[string, string]> = [
+    ["", "is empty"],
+    ["bell\x07", "control character"],
+    ["x".repeat(MAX_TITLE_CHARS + 1), `longer than ${MAX_TITLE_CHARS}`],
+  ];
+  for (const [title, why] of refused) {
+    const error = assertThrows(() => checkTitle(title), ToolError, why);
+    assertEquals(error.code, "invalid_arguments");
+  }
+});
