@@ -284,42 +284,42 @@ Deno.test("a grant lets the session's later calls through unasked, ends at expir
   }
 });
 
-Deno.test("the question previews at most 200 characters of the text, control and invisible characters escaped", async () => {
+Deno.test("the question shows the text whole, up to 1,000 characters, control and invisible characters escaped", async () => {
   await using fx = await TmuxFixture.start();
   const rx = await watchedReceiver(fx);
   const person = new Person();
   const { clients: [client], close } = await sessions(fx, [person]);
   try {
-    const text = 'echo \x1b[31mred\x1b[0m\tand\r\n\u202eevil\\"' + "x".repeat(5000);
+    const text = 'echo \x1b[31mred\x1b[0m\tand\r\n\u202eevil\\"' + "x".repeat(970);
     person.will("decline");
     await fails(client, "paste_text", { paneId: rx.paneId, text, enter: true });
     const { message } = person.questions[0];
     const line = message.split("\n").find((l) => l.startsWith("Text: "))!;
     assertEquals(
       line,
-      'Text: "echo \\x1b[31mred\\x1b[0m\\tand\\r\\n\\u{202e}evil\\\\\\"' + "x".repeat(170) +
-        '" …(4830 more characters), then Enter',
+      'Text: "echo \\x1b[31mred\\x1b[0m\\tand\\r\\n\\u{202e}evil\\\\\\"' + "x".repeat(970) +
+        '", then Enter',
     );
     // deno-lint-ignore no-control-regex -- no raw control character may reach the person
     assert(!/[\x00-\x08\x0b-\x1f\x7f\u202e]/.test(message), "raw control character in question");
     assert(message.length < 2000, `${message.length} characters`);
 
-    // A batch question shows only the rows whose receivers include the pane asked about, within
-    // one budget.
+    // A batch question shows only the rows whose receivers include the pane asked about, each
+    // whole, within one budget.
     const rows = callPreview("send_keys_batch", {
       operations: [
         { paneId: "%9", keys: "elsewhere" },
-        { paneId: rx.paneId, keys: "a".repeat(150), enter: false },
-        { paneId: rx.paneId, keys: "b".repeat(150) },
+        { paneId: rx.paneId, keys: "a".repeat(600), enter: false },
+        { paneId: rx.paneId, keys: "b".repeat(500) },
         { paneId: rx.paneId, keys: "c" },
       ],
     }, { asked: [rx.paneId], receivers: (id) => [id], fromRow: 0 });
+    assert(rows.tooLong === undefined);
     assertEquals(rows.lines, [
-      `Row 1 (pane ${rx.paneId}): "${"a".repeat(150)}"`,
-      `Row 2 (pane ${rx.paneId}): "${"b".repeat(50)}" …(100 more characters), then Enter`,
-      "…and 1 more rows for these panes (not covered by this answer: asked about when they come)",
+      `Row 1 (pane ${rx.paneId}): "${"a".repeat(600)}"`,
+      "…and 2 more rows for these panes (not covered by this answer: asked about when they come)",
     ]);
-    assertEquals([...rows.rows.keys()], [1, 2]);
+    assertEquals([...rows.rows.keys()], [1]);
     assertEquals(visible("ok\u0000\u009b\ud800", 10), '"ok\\x00\\u{9b}\\u{d800}"');
     assertEquals(await rx.typed(), "");
   } finally {

@@ -16,12 +16,14 @@
  * - a grant ("allow for this pane for N minutes") belongs to the MCP session that asked, names one
  *   pane and its generation, and ends at its expiry or as soon as the pane is listed with another
  *   generation (respawned, or a new server reusing the id) or not listed at all;
- * - the question shows at most 200 characters (src/guard/preview.ts) of the text the call itself
- *   would send (a batch's rows whose receivers, synchronized partners included, reach a pane asked
- *   about), with every character that could hide something escaped, and the pane's session,
- *   window and command.
+ * - the question shows the text the call itself would send (a batch's rows whose receivers,
+ *   synchronized partners included, reach a pane asked about), each text whole, at most 1,000
+ *   characters in all (src/guard/preview.ts), with every character that could hide something
+ *   escaped, and the pane's session, window and command;
+ * - a call whose text (or whose batch row being checked) is longer than that is refused without
+ *   asking, with a hint to send it in pieces: "allow once" never covers text the person did not see.
  */
-import { callPreview, type Receivers, visible } from "./preview.ts";
+import { callPreview, QUESTION_TEXT_CHARS, type Receivers, visible } from "./preview.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneRow } from "../rows.ts";
 
@@ -215,8 +217,16 @@ export class CallConsent {
     const { elicit, grants, timeoutMs } = this.#options;
     if (!elicit) throw refusal;
     if (this.#stopped) throw this.#denied(refusal, this.#stopped, true);
-    const { message, shown } = this.#question(action, panes, receivers);
-    const reply = await elicit(message, ANSWER_SCHEMA);
+    const preview = callPreview(this.#options.tool, this.#options.args, {
+      asked: panes.map((p) => p.paneId),
+      receivers,
+      fromRow: this.#row ?? 0,
+    });
+    if (preview.tooLong !== undefined) {
+      throw tooLongToAsk(refusal, this.#options.tool, preview.tooLong);
+    }
+    const shown = preview.rows;
+    const reply = await elicit(this.#question(action, panes, preview.lines), ANSWER_SCHEMA);
     const decision = reply.action === "accept" ? reply.content.decision : undefined;
     if (decision === CHOICES.once || decision === CHOICES.grant) {
       for (const pane of panes) {
@@ -255,18 +265,9 @@ export class CallConsent {
     throw this.#denied(refusal, this.#stopped, false);
   }
 
-  /** The question for `panes`: who asks, what for, where, and the bounded text; the rows shown. */
-  #question(
-    action: string,
-    panes: readonly AskedPane[],
-    receivers: Receivers,
-  ): { message: string; shown: ReadonlyMap<number, readonly string[]> } {
+  /** The question for `panes`: who asks, what for, where, and the text shown (`preview`). */
+  #question(action: string, panes: readonly AskedPane[], preview: readonly string[]): string {
     const shown = panes.slice(0, 8);
-    const preview = callPreview(this.#options.tool, this.#options.args, {
-      asked: panes.map((p) => p.paneId),
-      receivers,
-      fromRow: this.#row ?? 0,
-    });
     const lines = [
       "An AI agent, through tmux-mcp, asks for your permission.",
       "",
@@ -274,14 +275,14 @@ export class CallConsent {
       `Action: ${visible(action, 120)}`,
       ...shown.map(describePane),
       ...(panes.length > shown.length ? [`…and ${panes.length - shown.length} more panes`] : []),
-      ...preview.lines,
+      ...preview,
       "",
       `"${CHOICES.once}" lets this call through. "${CHOICES.grant}" lets this agent session ` +
       "type into, paste into, respawn, close or rearrange " +
       (panes.length > 1 ? "these panes" : "this pane") +
       " without asking again until then, or until it is replaced. Anything else refuses.",
     ];
-    return { message: lines.join("\n"), shown: preview.rows };
+    return lines.join("\n");
   }
 
   #denied(refusal: ToolError, why: Unanswered, earlier: boolean): ToolError {
@@ -292,6 +293,40 @@ export class CallConsent {
         : why.hint,
     });
   }
+}
+
+/**
+ * The refusal of a call whose text the question cannot show whole: the person is not asked, and
+ * the hint says how to get the text asked about (docs/design.md §6.11).
+ */
+function tooLongToAsk(refusal: ToolError, tool: string, chars: number): ToolError {
+  const limit = thousands(QUESTION_TEXT_CHARS);
+  const what = tool === "run_shell_command"
+    ? "command"
+    : tool === "send_keys_batch"
+    ? "row's keys"
+    : "text";
+  const next = tool === "run_shell_command"
+    ? `Run it as several commands of at most ${limit} characters each (each is asked about)`
+    : `Send it in pieces of at most ${limit} characters each, in order (each is asked about; ` +
+      "with send_keys or batch rows pass `enter: false` on all but the last)";
+  return new ToolError(
+    refusal.code,
+    `${refusal.message}; the person was not asked: the ${what} (${thousands(chars)} ` +
+      `characters) is longer than the ${limit} a question shows`,
+    {
+      effects: "none",
+      hint: `This pane needs the person's consent, and "${CHOICES.once}" covers only text they ` +
+        `were shown; a question shows at most ${limit} characters. ${next}. When asked about ` +
+        `the first piece the person may allow the pane for ${GRANT_MINUTES} minutes. Or pick ` +
+        "another pane.",
+    },
+  );
+}
+
+/** `n` with thousands separators, as the hints print numbers. */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 function onceKey(pane: Pick<PaneRow, "paneId" | "generation">, row: number | "call"): string {

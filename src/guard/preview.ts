@@ -4,8 +4,12 @@
  * could hide or fake something is escaped. Pure: no tmux, no person.
  */
 
-/** The most characters of the call's text a question shows. */
-export const PREVIEW_CHARS = 200;
+/**
+ * The most characters of the call's text one question shows — about a dozen lines of a terminal,
+ * still read rather than skimmed. A text (or the batch row being checked) longer than this is not
+ * asked about at all, since "allow once" must never let through text the person did not see.
+ */
+export const QUESTION_TEXT_CHARS = 1_000;
 
 /**
  * The panes input addressed to a pane reaches (itself, then its synchronized partners), as the
@@ -23,18 +27,23 @@ export interface PreviewScope {
   fromRow: number;
 }
 
-/** A call's preview: its lines, and each batch row shown with the asked panes it reaches. */
-export interface CallPreview {
-  lines: string[];
-  rows: Map<number, string[]>;
-}
+/**
+ * A call's preview: its lines, and each batch row shown with the asked panes it reaches; or, when
+ * the text the question must show does not fit in {@link QUESTION_TEXT_CHARS}, its length and no
+ * lines (the call is not to be asked about).
+ */
+export type CallPreview =
+  | { lines: string[]; rows: Map<number, string[]>; tooLong?: undefined }
+  | { tooLong: number };
 
 /**
  * Lines previewing the text a call would send: `keys`, `text`, `command`, or the rows of
  * `operations` (from `scope.fromRow` on) whose receivers include a pane asked about — by where
  * the input goes, not by the row's `paneId`, so a row typed into a synchronized partner of a
- * watched pane is shown. At most {@link PREVIEW_CHARS} characters of text in all; nothing the
- * call does not itself carry. Rows past the budget are counted, not shown, and not in `rows`.
+ * watched pane is shown. Every text is shown whole or not at all, at most
+ * {@link QUESTION_TEXT_CHARS} characters in all; nothing the call does not itself carry. Batch
+ * rows from the first that does not fit on are counted, not shown, and not in `rows`; when the
+ * call's own text or the first row does not fit, the answer is `tooLong`.
  */
 export function callPreview(tool: string, args: unknown, scope: PreviewScope): CallPreview {
   const rows = new Map<number, string[]>();
@@ -44,12 +53,17 @@ export function callPreview(tool: string, args: unknown, scope: PreviewScope): C
   const enterOf = (row: Record<string, unknown>) =>
     tool === "paste_text" ? row.enter === true : row.enter !== false;
   const then = (row: Record<string, unknown>) => enterOf(row) ? ", then Enter" : "";
+  const whole = (label: string, text: string, after: string): CallPreview => {
+    const chars = characters(text);
+    return chars > QUESTION_TEXT_CHARS
+      ? { tooLong: chars }
+      : { lines: [`${label}: ${visible(text, chars)}${after}`], rows };
+  };
   if (typeof a.keys === "string") {
-    const literal = a.literal === true ? " (typed literally)" : "";
-    return { lines: [`Keys: ${visible(a.keys)}${literal}${then(a)}`], rows };
+    return whole("Keys", a.keys, (a.literal === true ? " (typed literally)" : "") + then(a));
   }
-  if (typeof a.text === "string") return { lines: [`Text: ${visible(a.text)}${then(a)}`], rows };
-  if (typeof a.command === "string") return { lines: [`Command: ${visible(a.command)}`], rows };
+  if (typeof a.text === "string") return whole("Text", a.text, then(a));
+  if (typeof a.command === "string") return whole("Command", a.command, "");
   if (!Array.isArray(a.operations)) return { lines: [], rows };
   const aimed = a.operations.flatMap((row: unknown, index) => {
     if (index < scope.fromRow || typeof row !== "object" || row === null) return [];
@@ -59,9 +73,11 @@ export function callPreview(tool: string, args: unknown, scope: PreviewScope): C
     return reached.length ? [{ row: r, paneId: r.paneId, keys: r.keys, index, reached }] : [];
   });
   const lines: string[] = [];
-  let budget = PREVIEW_CHARS;
+  let budget = QUESTION_TEXT_CHARS;
   for (const { row, paneId, keys, index, reached } of aimed) {
-    if (budget <= 0) {
+    const chars = characters(keys);
+    if (chars > budget) {
+      if (lines.length === 0) return { tooLong: chars };
       lines.push(
         `…and ${aimed.length - lines.length} more rows for these panes (not covered by ` +
           "this answer: asked about when they come)",
@@ -70,11 +86,18 @@ export function callPreview(tool: string, args: unknown, scope: PreviewScope): C
     }
     const others = reached.filter((id) => id !== paneId);
     const via = others.length ? `, synchronized: also types into ${others.join(", ")}` : "";
-    lines.push(`Row ${index} (pane ${paneId}${via}): ${visible(keys, budget)}${then(row)}`);
+    lines.push(`Row ${index} (pane ${paneId}${via}): ${visible(keys, chars)}${then(row)}`);
     rows.set(index, reached);
-    budget -= [...keys].length;
+    budget -= chars;
   }
   return { lines, rows };
+}
+
+/** Characters (code points) of `text`, as the preview counts them. */
+function characters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
 }
 
 /** The most combining marks shown on one base character; further ones are escaped. */
@@ -88,7 +111,7 @@ export const MARKS_PER_BASE = 2;
  * blank-looking characters (braille blank), surrogates, private-use and unassigned code points,
  * and combining marks beyond {@link MARKS_PER_BASE} on one base character or with no shown base.
  */
-export function visible(text: string, max = PREVIEW_CHARS): string {
+export function visible(text: string, max = QUESTION_TEXT_CHARS): string {
   let out = "";
   let shown = 0;
   let total = 0;
