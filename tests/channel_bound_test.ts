@@ -24,10 +24,10 @@ async function latched(fx: TmuxFixture, channel: string): Promise<boolean> {
     stdout: "null",
     stderr: "null",
   }).spawn();
-  // A positive sentinel instead of a clock: a signal sent after ours releases the wait if ours
-  // did not; a returned wait that needed it was not latched.
+  // Latched, it returns at once; the generous bound only ends a wait that would block for good
+  // (then a signal of ours releases it), so a slow machine cannot turn "latched" into "not".
   const status = child.status.then((s) => s.success);
-  const raced = await Promise.race([status, new Promise((r) => setTimeout(r, 1000, "waiting"))]);
+  const raced = await Promise.race([status, new Promise((r) => setTimeout(r, 10_000, "waiting"))]);
   if (raced !== "waiting") return raced as boolean;
   await new Deno.Command("tmux", { args: ["-S", fx.socket, "wait-for", "-S", channel] }).output();
   await status;
