@@ -5,6 +5,7 @@
 import { assert, assertEquals } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { MAX_CHANNEL_WAITERS } from "../src/tmux/channels.ts";
 
 /** Pids of `tmux … wait-for <channel>` processes on this fixture's socket (signals excluded). */
 async function waiters(fx: TmuxFixture): Promise<number[]> {
@@ -39,6 +40,9 @@ Deno.test("wait_for_channel: 64 channels wait at once, the 65th is busy until on
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   let closed = false;
   try {
+    assertEquals(MAX_CHANNEL_WAITERS, 64);
+    const tool = (await client.listTools()).tools.find((t) => t.name === "wait_for_channel");
+    assert(tool?.description?.includes("at most 64 channels"), "the tool says the bound");
     for (let i = 0; i < 64; i++) {
       const waited = await ok<{ outcome: string }>(client, "wait_for_channel", {
         channel: `bound.${i}`,

@@ -5,7 +5,6 @@
  * have one.
  */
 import { z } from "zod";
-import { MAX_CHANNEL_WAITERS } from "../tmux/channels.ts";
 import { defineTool } from "../tool_spec.ts";
 import { waitShape } from "./common.ts";
 
@@ -22,8 +21,9 @@ export const channelTools = [
     toolset: "manage",
     title: "Wait for a tmux channel",
     description: "Wait for a signal on a tmux wait-for channel. " + WHEN +
+      // MAX_CHANNEL_WAITERS of src/tmux/channels.ts (a manage tool may not import that module).
       " A channel waited on stays watched until it is signalled, even after a timeout; at most " +
-      `${MAX_CHANNEL_WAITERS} channels at once (beyond: busy).`,
+      "64 channels at once (beyond: busy).",
     input: z.object({
       channel: channelSchema,
       timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Default 30000."),
