@@ -34,6 +34,19 @@ function readEnv(name: string): string | undefined {
 }
 
 /**
+ * Remove the HTTP token from our own environment once the configuration holds it (or, over stdio,
+ * ignored it), so no process we start — tmux clients, a tmux server one of them starts, ssh —
+ * inherits the credential (docs/design.md §5.12).
+ */
+function forgetToken(): void {
+  try {
+    Deno.env.delete("TMUX_MCP_HTTP_TOKEN");
+  } catch {
+    // Not in our --allow-env list: then we could not read it either.
+  }
+}
+
+/**
  * How long shutdown waits for our tmux clients to detach before exiting anyway. Closing is bounded
  * on its own (ControlClient kills a client that lingers); this bounds whatever else may hang.
  */
@@ -54,6 +67,7 @@ async function main(): Promise<number | undefined> {
     }
     throw error;
   }
+  forgetToken();
   if (outcome.kind === "help") {
     console.log(helpText(VERSION));
     return 0;

@@ -40,8 +40,8 @@ export class TmuxHost {
    */
   readonly live?: LiveEngine;
   /**
-   * Our `tmux wait-for` waiters, one per channel, reused across waits (docs/design.md §7.8; for
-   * sessions on this host).
+   * Our `tmux wait-for` waiters, one per channel (64 channels at most), reused across waits and
+   * signalled at close (docs/design.md §7.8; for sessions on this host).
    * @internal
    */
   readonly channels: ChannelWaiters;

@@ -13,10 +13,15 @@
  * 3. at most one tmux waiter runs per channel; every call waiting on that channel listens to it;
  *    a call that times out or is cancelled stops listening and leaves the waiter running for the
  *    next call, since killing it would leave its twin inside tmux to swallow the next signal;
- * 4. when the waiter exits 0, the server's pid is read again: the same server means a signal,
+ * 4. at most {@link MAX_CHANNEL_WAITERS} channels have a waiter of ours at once: each holds a tmux
+ *    client and one of the server's descriptors until its channel is signalled, and neither
+ *    killing one (a ghost) nor signalling it (the person's waiters wake) is ours to do, so a new
+ *    channel beyond the bound is refused with `busy`;
+ * 5. when the waiter exits 0, the server's pid is read again: the same server means a signal,
  *    another one or none means `server_gone`;
- * 5. closing signals each channel we still wait on (our own signal wakes our waiter, and any other
- *    waiter of that channel), then kills what is left after a grace period (a frozen server).
+ * 6. closing signals every channel we still wait on in one tmux invocation (our own signal wakes
+ *    our waiter, and any other waiter of that channel), then kills what is left after a grace
+ *    period (a frozen server): only those leave a ghost inside tmux.
  */
 import { ToolError } from "../errors.ts";
 import type { TmuxRunner } from "./command.ts";
@@ -24,6 +29,12 @@ import { refuseFlagLike } from "./argv.ts";
 
 /** Channel names this server waits on and signals. */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * How many channels may have a waiter of ours at once (docs/design.md §7.8): far below tmux's
+ * descriptor limit, and few enough for closing to signal them all within its grace period.
+ */
+export const MAX_CHANNEL_WAITERS = 64;
 
 /** How a wait on a channel ended. */
 export type ChannelOutcome = "signalled" | "timeout" | "server_gone";
@@ -35,8 +46,8 @@ export type ChannelOutcome = "signalled" | "timeout" | "server_gone";
 const WAITER_LIFETIME_MS = 2_147_483_647;
 
 /**
- * How long closing gives our signals, then the waiters, before killing what is left (a frozen
- * server answers neither).
+ * How long closing gives our signals and the waiters they wake, together, before killing what is
+ * left (a frozen server answers neither); well inside the 2 s main.ts gives the whole shutdown.
  */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -95,7 +106,7 @@ export class ChannelWaiters {
       this.#latched.delete(channel);
       if (await this.#serverPid(signal) === latched) return "signalled";
     }
-    const waiter = this.#waiters.get(channel) ?? this.#start(channel);
+    const waiter = this.#waiters.get(channel) ?? this.#startBounded(channel);
     return await new Promise<ChannelOutcome>((resolve, reject) => {
       const finish = (outcome: ChannelOutcome | ToolError) => {
         waiter.listeners.delete(listener);
@@ -124,28 +135,45 @@ export class ChannelWaiters {
   }
 
   /**
-   * Wake and end every waiter of ours: a signal of our own per channel, then, after a grace
-   * period, the processes still running are killed. Listening calls end with `server_gone`.
+   * Wake and end every waiter of ours: a signal of our own per channel, all in one tmux
+   * invocation, then, once the grace period is over, the processes still running are killed (a
+   * frozen server: each leaves a ghost inside tmux). Listening calls end with `server_gone`.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#latched.clear();
     const left = [...this.#waiters.entries()];
-    await Promise.all(
-      left.map(([channel]) =>
-        this.#runner.run(["wait-for", "-S", channel], { timeoutMs: CLOSE_GRACE_MS })
-          .catch(() => {})
-      ),
-    );
+    if (left.length === 0) return;
+    const exited = Promise.all(left.map(([, w]) => w.done));
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.all(left.map(([, w]) => w.done)),
-      new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
-    ]);
+    const grace = new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
+    // One process for every channel: one each took seconds for a few hundred on a busy machine.
+    const signals = this.#runner.run(
+      left.map(([channel]) => ["wait-for", "-S", channel]),
+      { timeoutMs: CLOSE_GRACE_MS, effects: "possible" },
+    ).catch(() => {});
+    await Promise.race([exited, grace]);
     clearTimeout(timer);
     this.#kill.abort();
-    await Promise.all(left.map(([, w]) => w.done));
+    await Promise.all([exited, signals]);
+  }
+
+  /** {@link #start}, unless {@link MAX_CHANNEL_WAITERS} channels already have a waiter. */
+  #startBounded(channel: string): Waiter {
+    const count = this.#waiters.size;
+    if (count >= MAX_CHANNEL_WAITERS) {
+      throw new ToolError(
+        "busy",
+        `${count} channels already have a waiter of this server outstanding (at most ` +
+          `${MAX_CHANNEL_WAITERS}); a waiter ends only when its channel is signalled`,
+        {
+          hint: "Signal a channel you no longer need with signal_channel (or let its script " +
+            "signal it), then retry; waiting again on a channel already waited on is allowed.",
+        },
+      );
+    }
+    return this.#start(channel);
   }
 
   /** Start the channel's waiter: the server's pid, then `wait-for`, in one tmux invocation. */

@@ -1,4 +1,7 @@
-/** The tmux environment: parsing `show-environment -s` output and which names count as secret. */
+/**
+ * The tmux environment: parsing `show-environment -s` output, which names count as secret, and
+ * which are tmux-mcp's own.
+ */
 
 /**
  * Variable names whose values are withheld wherever they would be shown: they usually carry
@@ -22,4 +25,17 @@ export function parseEnvironment(out: string): EnvironmentEntry[] {
     else entries.push({ name: m[2], value: m[3].replace(/\\([\s\S])/g, "$1") });
   }
   return entries;
+}
+
+/**
+ * tmux-mcp's own variables, read or not (`TMUX_MCP_*` and the `LIBTMUX_*` aliases): none of them
+ * belongs in the environment of a tmux server we start (docs/design.md §5.12).
+ */
+const OWN_NAME = /^(?:TMUX_MCP|LIBTMUX)_/;
+
+/** The names of tmux-mcp's own variables set in `show-environment -s` output. */
+export function ownVariables(out: string): string[] {
+  return parseEnvironment(out).filter((e) => !e.removed && OWN_NAME.test(e.name)).map((e) =>
+    e.name
+  );
 }

@@ -19,12 +19,15 @@
  * - A server started by new-session copies the starting client's environment into its global
  *   environment and spawns the first pane from it during new-session: our configuration variables
  *   are removed by `set-environment -g -u` chained *before* new-session in the same invocation.
+ *   Other `TMUX_MCP_*`/`LIBTMUX_*` names can only be listed once the server runs (our
+ *   `--allow-env` cannot list our own environment): `show-environment -g` right after, then unset.
  * - `pane_current_path` right after a spawn may still read empty (the child has not taken its
  *   terminal yet), so an empty or unexpected answer is read again.
  */
 import { preview, ToolError } from "../errors.ts";
 import type { TmuxCommand } from "./argv.ts";
 import type { TmuxContext } from "./context.ts";
+import { ownVariables } from "./environment.ts";
 import { int, literal, nonce, parseRows, rowFormat, separators } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
 import {
@@ -67,6 +70,20 @@ export const CONFIG_VARIABLES = [
   "LIBTMUX_TOOLS",
   "LIBTMUX_EXCLUDE_TOOLS",
 ] as const;
+
+/**
+ * Unset every other `TMUX_MCP_*`/`LIBTMUX_*` variable from the global environment of a server we
+ * just started: later panes and run_shell_command never see them. The first pane was spawned
+ * before they could be listed and keeps them (docs/design.md §5.12).
+ */
+async function scrubStartedServer(ctx: TmuxContext, signal?: AbortSignal): Promise<void> {
+  const names = ownVariables(await ctx.runner.run(["show-environment", "-g", "-s"], { signal }));
+  if (names.length === 0) return;
+  await ctx.runner.run(names.map((name) => ["set-environment", "-g", "-u", name]), {
+    signal,
+    effects: "possible",
+  });
+}
 
 /** How long an empty or unexpected `pane_current_path` is read again, at most. */
 const PATH_SETTLE_MS = 1000;
@@ -341,6 +358,7 @@ export async function createSession(
     }
     throw error ?? new ToolError("tmux_failed", "new-session printed no session");
   }
+  if (!running) await scrubStartedServer(ctx, signal);
   const reason = probeVerdict(error);
   if (reason && dir !== undefined) {
     await ctx.runner.runPartial(["kill-session", "-t", created.sessionId], { signal });

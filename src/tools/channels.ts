@@ -1,7 +1,8 @@
 /**
  * wait_for_channel and signal_channel: tmux's `wait-for` channels, for scripts you control
  * (docs/design.md §7.8). The handlers call the host's waiter registry (src/tmux/channels.ts),
- * which keeps one tmux waiter per channel and reuses it across calls.
+ * which keeps one tmux waiter per channel, reuses it across calls, and bounds how many channels
+ * have one.
  */
 import { z } from "zod";
 import { defineTool } from "../tool_spec.ts";
@@ -19,7 +20,10 @@ export const channelTools = [
     name: "wait_for_channel",
     toolset: "manage",
     title: "Wait for a tmux channel",
-    description: "Wait for a signal on a tmux wait-for channel. " + WHEN,
+    description: "Wait for a signal on a tmux wait-for channel. " + WHEN +
+      // MAX_CHANNEL_WAITERS of src/tmux/channels.ts (a manage tool may not import that module).
+      " A channel waited on stays watched until it is signalled, even after a timeout; at most " +
+      "64 channels at once (beyond: busy).",
     input: z.object({
       channel: channelSchema,
       timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Default 30000."),
