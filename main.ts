@@ -3,7 +3,7 @@
  * `--http` (docs/design.md §2.4). stdout carries only MCP messages; every diagnostic goes to stderr.
  * @module
  */
-import { effectiveTools, SURFACE, TOOLS } from "./src/catalog.ts";
+import { effectiveTools, SURFACE } from "./src/catalog.ts";
 import { type Config, ConfigError, helpText, parseConfig } from "./src/config.ts";
 import { ToolError } from "./src/errors.ts";
 import { TmuxHost } from "./src/host.ts";
@@ -91,47 +91,24 @@ async function main(): Promise<number | undefined> {
     if (stopping) return;
     stopping = true;
     say(`shutting down: ${reason.message}`);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        say(`closing took over ${SHUTDOWN_BOUND_MS} ms; exiting without waiting for tmux`);
-        resolve();
-      }, SHUTDOWN_BOUND_MS);
-    });
-    void Promise.race([built.close().catch(() => {}), bound]).finally(() => {
-      clearTimeout(timer);
-      Deno.exit(reason.error ? 1 : 0);
-    });
+    exitAfter(built.close().catch(() => {}), reason.error ? 1 : 0);
   };
   // The transport closes on end of input, on a read or write failure, or when the server closes
   // it; in every case nobody can talk to us any more, so the process ends.
   built.onclose = () =>
     shutdown(transport.closeReason ?? { error: false, message: "the connection closed" });
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    try {
-      Deno.addSignalListener(signal, () => shutdown({ error: false, message: signal }));
-    } catch {
-      // not supported on this platform
-    }
-  }
+  onSignals((signal) => shutdown({ error: false, message: signal }));
   await built.connect(transport);
   return undefined;
 }
 
-/** The startup lines: version, socket, toolsets, tool count, and what is not served. */
+/** The startup lines: version, socket, toolsets and tool count, and a warning when it is none. */
 function announce(config: Config, toolCount: number): void {
-  const missing = config.tools.filter((name) => !TOOLS.some((t) => t.name === name));
-  if (missing.length > 0) {
-    say(`not in ${VERSION} yet, so not served: ${missing.join(", ")}`);
-  }
   say(
     `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
       config.toolsets.join(",") || "(none)"
     } · ${toolCount} tools`,
   );
-  for (const set of config.toolsets.filter((set) => !TOOLS.some((t) => t.toolset === set))) {
-    say(`toolset ${set} has no tools in ${VERSION} yet, so it adds nothing`);
-  }
   if (toolCount === 0) say("no tools are enabled: clients will see an empty list");
 }
 
@@ -206,28 +183,37 @@ async function serveOverHttp(
     if (stopping) return;
     stopping = true;
     say(`shutting down: ${reason}`);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        say(`closing took over ${SHUTDOWN_BOUND_MS} ms; exiting without waiting for tmux`);
-        resolve();
-      }, SHUTDOWN_BOUND_MS);
-    });
     // Sessions and host close together: the sessions' waits end, the control clients detach.
-    const closed = Promise.all([server.close().catch(() => {}), host.close().catch(() => {})]);
-    void Promise.race([closed, bound]).finally(() => {
-      clearTimeout(timer);
-      Deno.exit(0);
-    });
+    exitAfter(Promise.all([server.close().catch(() => {}), host.close().catch(() => {})]), 0);
   };
+  onSignals(shutdown);
+  return undefined;
+}
+
+/** Exit with `code` once `closing` settles, or after {@link SHUTDOWN_BOUND_MS} if it hangs. */
+function exitAfter(closing: Promise<unknown>, code: number): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      say(`closing took over ${SHUTDOWN_BOUND_MS} ms; exiting without waiting for tmux`);
+      resolve();
+    }, SHUTDOWN_BOUND_MS);
+  });
+  void Promise.race([closing, bound]).finally(() => {
+    clearTimeout(timer);
+    Deno.exit(code);
+  });
+}
+
+/** Call `stop` on SIGTERM and SIGINT, where the platform has them. */
+function onSignals(stop: (signal: "SIGTERM" | "SIGINT") => void): void {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     try {
-      Deno.addSignalListener(signal, () => shutdown(signal));
+      Deno.addSignalListener(signal, () => stop(signal));
     } catch {
       // not supported on this platform
     }
   }
-  return undefined;
 }
 
 if (import.meta.main) {

@@ -1,0 +1,76 @@
+/** The vocabulary of configuration: toolsets, the {@link Config} shape and its one error type. */
+import type { SocketSpec } from "../tmux/argv.ts";
+
+/** The four toolsets, in display order. */
+export const TOOLSETS = ["inspect", "manage", "execute", "teardown"] as const;
+/** One toolset name. */
+export type Toolset = typeof TOOLSETS[number];
+/** Toolsets enabled when nothing is configured. */
+export const DEFAULT_TOOLSETS: readonly Toolset[] = ["inspect", "manage", "execute"];
+
+/** The validated configuration of one server. */
+export interface Config {
+  /** The tmux server every call is pinned to. */
+  readonly socket: SocketSpec;
+  /** Where the socket choice came from, for the startup line and capabilities. */
+  readonly socketSource: "flag" | "env" | "tmux-env" | "default";
+  /** Toolsets whose tools are served. */
+  readonly toolsets: readonly Toolset[];
+  /** Tools added one by one (`--tools`). */
+  readonly tools: readonly string[];
+  /** Tools removed (`--exclude-tools`); wins over both of the above. */
+  readonly excludeTools: readonly string[];
+  /** The ceiling of every wait, in milliseconds. */
+  readonly waitMaxMs: number;
+  /** Whether panes are streamed over control-mode connections (`--no-live` turns it off). */
+  readonly live: boolean;
+  /** Whether a person allowed input to panes they are watching. */
+  readonly allowWatchedPanes: boolean;
+  /** Whether a person may be asked instead of refusing (`--no-ask` turns it off). */
+  readonly ask: boolean;
+  /** How long a person has to answer a question, in milliseconds. */
+  readonly askTimeoutMs: number;
+  /** `--http HOST:PORT`, when given (a bare port binds to 127.0.0.1). */
+  readonly http?: { readonly host: string; readonly port: number };
+  /** The bearer token for `--http`; absent means one is generated at start. */
+  readonly httpToken?: string;
+  /** Extra Host names accepted over HTTP (`--http-allowed-hosts`), lower case. */
+  readonly httpAllowedHosts?: readonly string[];
+  /** Extra Origins accepted over HTTP (`--http-allowed-origins`), as URL origins. */
+  readonly httpAllowedOrigins?: readonly string[];
+  /** How long an HTTP session may sit unused before it is closed, in milliseconds. */
+  readonly httpIdleMs?: number;
+  /** HTTP sessions open at once; one more is refused with 503. */
+  readonly httpMaxSessions?: number;
+}
+
+/** What the command line asks for. */
+export type ParseOutcome =
+  | { kind: "run"; config: Config }
+  | { kind: "help" }
+  | { kind: "version" };
+
+/** Invalid configuration; `message` is a single line fit for stderr. */
+export class ConfigError extends Error {
+  /** A one-line message naming what is wrong and what is valid. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Every tool name this server knows, by toolset. */
+export type Surface = Readonly<Record<Toolset, readonly string[]>>;
+
+/** A configured value and where it came from (a flag or a variable name), so errors blame it. */
+export interface Sourced {
+  readonly source: string;
+  readonly value: string | undefined;
+}
+
+/** Inclusive bounds and default of a numeric option. */
+export interface Bounds {
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+}
