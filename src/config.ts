@@ -149,11 +149,15 @@ Flags win over TMUX_MCP_* variables, which win over LIBTMUX_* aliases.
 `;
 }
 
-/** Parse and validate argv and environment against the known tool surface. */
+/**
+ * Parse and validate argv and environment against the known tool surface. `cwd` resolves a
+ * relative socket path once, here (Deno 2.9.6 answers `Deno.cwd()` without --allow-read).
+ */
 export function parseConfig(
   argv: readonly string[],
   env: EnvReader,
   surface: Surface,
+  cwd: () => string = () => Deno.cwd(),
 ): ParseOutcome {
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -194,7 +198,7 @@ export function parseConfig(
 
   // An empty socket variable (common in client config templates) means "not set".
   const socketEnv = (name: string) => envValue(name) || undefined;
-  const { socket, socketSource } = resolveSocket(flagValue, socketEnv, env);
+  const { socket, socketSource } = resolveSocket(flagValue, socketEnv, env, cwd);
 
   const allTools = new Set(TOOLSETS.flatMap((t) => surface[t]));
   const toolsets = parseToolsets(pick("toolsets", "TMUX_MCP_TOOLSETS", "LIBTMUX_TOOLSETS"));
@@ -266,10 +270,21 @@ function checked(name: string, value: string): string {
   return value;
 }
 
+/**
+ * A socket path as one that names the same file from any directory: a pane's shell reaches the
+ * server through it from its own directory (docs/design.md §7.9).
+ */
+function absolute(path: string, cwd: () => string): string {
+  if (path.startsWith("/")) return path;
+  const base = cwd();
+  return `${base.endsWith("/") ? base : `${base}/`}${path}`;
+}
+
 function resolveSocket(
   flagValue: (n: string) => string | undefined,
   envValue: (n: string) => string | undefined,
   env: EnvReader,
+  cwd: () => string,
 ): { socket: SocketSpec; socketSource: Config["socketSource"] } {
   const levels: Array<[Config["socketSource"], string | undefined, string | undefined, string]> = [
     ["flag", flagValue("socket-name"), flagValue("socket-path"), "--socket-name and --socket-path"],
@@ -300,7 +315,7 @@ function resolveSocket(
     }
     if (path !== undefined) {
       if (path === "") throw new ConfigError("socket path must not be empty");
-      return { socket: { kind: "path", path }, socketSource: source };
+      return { socket: { kind: "path", path: absolute(path, cwd) }, socketSource: source };
     }
   }
   // Inside tmux, pin the server we were started from by its socket path.
