@@ -14,6 +14,7 @@ import { cleanEnv, eventually, TmuxFixture } from "./support/fixture.ts";
 import { SURFACE } from "../src/catalog.ts";
 import { parseConfig } from "../src/config.ts";
 import { startEvents } from "../src/live/run_output.ts";
+import { POSIX_SHELLS } from "../src/tmux/run.ts";
 import { execPrograms, paneShell } from "../src/tmux/shell_words.ts";
 
 interface Ran {
@@ -160,8 +161,10 @@ Deno.test("run_shell_command: a mark ends when the shell was replaced by exec, o
     if (await installed("dash")) replacements.push(["exec dash -i </dev/tty", "dash"]);
     for (const [command, program] of replacements) {
       const pane = await bashPane(fx);
-      const ran = await run(client, pane, command, { timeoutMs: 200 });
+      // The call's own look at the pane sees the program in front and stops waiting.
+      const ran = await run(client, pane, command, { timeoutMs: 20_000 });
       assertEquals(ran.outcome, "timeout", command);
+      assertMatch(ran.note ?? "", /replaced the pane's shell \(exec\)/);
       await foreground(fx, pane, program);
       // The shell that took the command is gone: text reaches the new program.
       await ok(client, "send_keys", { paneId: pane, keys: "print('free' + 'd') if 1 else 0" });
@@ -234,11 +237,14 @@ Deno.test("paneShell: the program a start command leaves running, as tmux quotes
     ["bash --norc", "/bin/sh", "bash"],
     ['"sleep 1000"', "/bin/bash", "sleep"],
     ['"FOO=1 env -u BAR -i /usr/bin/ksh"', "/bin/bash", "ksh"],
-    ['"$SHELL -l"', "/bin/bash", undefined],
+    ['"$SHELL -l"', "/bin/bash", "bash"],
+    ['"exec ${SHELL}"', "/bin/zsh", "zsh"],
+    ['"reattach-to-user-namespace -l zsh"', "/bin/bash", "zsh"],
     ['"./start-work.sh"', "/bin/bash", "start-work.sh"],
+    ['"$EDITOR notes"', "/bin/bash", undefined],
   ];
   for (const [start, shell, want] of table) {
-    assertEquals(paneShell(start, shell), want, start);
+    assertEquals(paneShell(start, shell, POSIX_SHELLS), want, start);
   }
 });
 

@@ -64,7 +64,7 @@ export async function launchFacts(
   const own = socket.kind === "path" && socket.path.startsWith("/") ? socket.path : undefined;
   return {
     currentCommand: row.currentCommand,
-    ownShell: paneShell(row.startCommand, row.defaultShell),
+    ownShell: paneShell(row.startCommand, row.defaultShell, POSIX_SHELLS),
     startCommand: row.startCommand,
     socketPath: own ?? row.socketPath,
   };

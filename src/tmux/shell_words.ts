@@ -85,14 +85,25 @@ function commands(words: readonly string[]): string[][] {
 /**
  * The name of the shell a pane runs as its own: the program of its start command (tmux prints
  * its arguments quoted; one argument is a command line for `default-shell -c`, whose last simple
- * command is the program left running), or `default-shell` when it started without one.
- * Undefined when that program is unknown.
+ * command is the program left running), or `default-shell` when it started without one. When
+ * that program is not one of `shells`, a wrapper's last word that is (`reattach-to-user-namespace
+ * -l zsh`), or `default-shell` for `$SHELL`. Undefined when none is known.
  */
-export function paneShell(startCommand: string, defaultShell: string): string | undefined {
-  if (startCommand === "") return programName(defaultShell) || undefined;
+export function paneShell(
+  startCommand: string,
+  defaultShell: string,
+  shells: ReadonlySet<string>,
+): string | undefined {
+  const fallback = programName(defaultShell) || undefined;
+  if (startCommand === "") return fallback;
   const argv = shellWords(startCommand).filter((w) => w !== ";");
   const line = argv.length === 1 ? commands(shellWords(argv[0])).at(-1) : argv;
-  return line ? programOf(line) : undefined;
+  if (!line) return undefined;
+  const program = programOf(line);
+  if (program && shells.has(program)) return program;
+  const wrapped = line.map(programName).findLast((word) => shells.has(word));
+  if (wrapped) return wrapped;
+  return line.some((word) => /^\$\{?SHELL\}?$/.test(word)) ? fallback : program;
 }
 
 /** Words after which a command word begins. */
