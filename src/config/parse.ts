@@ -29,11 +29,15 @@ const PARSE_ARGS_OPTIONS = Object.fromEntries(
 
 const VALID_FLAGS = OPTIONS.map((o) => `--${o.name}`).join(", ");
 
-/** Parse and validate argv and environment against the known tool surface. */
+/**
+ * Parse and validate argv and environment against the known tool surface. `cwd` resolves a
+ * relative socket path once, here (Deno 2.9.6 answers `Deno.cwd()` without --allow-read).
+ */
 export function parseConfig(
   argv: readonly string[],
   env: EnvReader,
   surface: Surface,
+  cwd: () => string = () => Deno.cwd(),
 ): ParseOutcome {
   const values = parseFlags(argv);
   if (values.help) return { kind: "help" };
@@ -65,6 +69,8 @@ export function parseConfig(
   const byScope = (scope: OptionSpec["scope"]) => OPTIONS.filter((o) => o.scope === scope);
   const [nameOption, pathOption] = byScope("socket");
   const config: ConfigPart = resolveSocket(nameOption, pathOption, read, env);
+  const { socket } = config;
+  if (socket?.kind === "path") config.socket = { kind: "path", path: absolute(socket.path, cwd) };
   const context: OptionContext = { tools: new Set(TOOLSETS.flatMap((t) => surface[t])) };
   for (const option of byScope("setting")) {
     Object.assign(config, option.apply!(input(option), context));
@@ -118,4 +124,14 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/**
+ * A socket path as one that names the same file from any directory: a pane's shell reaches the
+ * server through it from its own directory (docs/design.md §7.9).
+ */
+function absolute(path: string, cwd: () => string): string {
+  if (path.startsWith("/")) return path;
+  const base = cwd();
+  return `${base.endsWith("/") ? base : `${base}/`}${path}`;
 }

@@ -15,6 +15,7 @@
  */
 import type { ToolError } from "../errors.ts";
 import type { PaneEmulator } from "./emulator.ts";
+import { OutputStart, type RunOutput, startEvents } from "./run_output.ts";
 import type { OutputTap, PaneStream } from "./stream.ts";
 
 /** The OSC number of our frames: one no terminal we know of assigns (tmux 3.3a ignores it). */
@@ -129,32 +130,16 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return all;
 }
 
-/** A command's rendered output and the rows that left the history before it could be read. */
-export interface RunOutput {
-  text: string;
-  missedRows: number;
-}
-
-/**
- * Rows `start` … the last one holding the command's output, as text: the row of the terminal's
- * cursor (or a row with text below it) counts when it holds text — output without a final
- * newline — and not when the cursor waits at the start of an empty row.
- */
-function outputRows(emulator: PaneEmulator, start: number): RunOutput {
-  const end = Math.max(emulator.cursorRow, emulator.lastTextRow());
-  const last = emulator.rowText(end) !== "" ? end : end - 1;
-  if (last < start) return { text: "", missedRows: 0 };
-  const from = Math.max(start, emulator.firstRow);
-  if (last < from) return { text: "", missedRows: from - start };
-  return { text: emulator.text(from, last), missedRows: from - start };
-}
-
 /** Who runs a framed command: the pane, its process and its shell when it was typed. */
 export interface RunOwner {
   paneId: string;
   generation: string;
   /** The shell that read the line (`pane_current_command`), e.g. `bash`. */
   shell: string;
+  /** Our buffer's name, which the pane's echo of the typed line shows (see {@link OutputStart}). */
+  buffer: string;
+  /** Programs the command replaces the shell with (`exec python3 …`), by name. */
+  execs: ReadonlySet<string>;
 }
 
 /**
@@ -166,6 +151,7 @@ export class FramedRun implements OutputTap {
   readonly paneId: string;
   readonly generation: string;
   readonly shell: string;
+  readonly execs: ReadonlySet<string>;
   readonly nonce: string = frameNonce();
   /**
    * A key was pressed into the pane while the command ran (send_keys with a key name): the next
@@ -175,7 +161,8 @@ export class FramedRun implements OutputTap {
   /** Called once the command ended (end frame) or its stream did. */
   onSettled?: () => void;
   readonly #scanner: FrameScanner;
-  #startRow: number | undefined;
+  readonly #start: OutputStart;
+  #started = false;
   #exit: (RunOutput & { status: number }) | undefined;
   #lost: (RunOutput & { reason: ToolError }) | undefined;
 
@@ -183,12 +170,14 @@ export class FramedRun implements OutputTap {
     this.paneId = owner.paneId;
     this.generation = owner.generation;
     this.shell = owner.shell;
+    this.execs = owner.execs;
     this.#scanner = new FrameScanner(this.nonce);
+    this.#start = new OutputStart(owner.buffer);
   }
 
   /** The shell printed the start frame: the command is running (or ran). */
   get started(): boolean {
-    return this.#startRow !== undefined;
+    return this.#started;
   }
 
   /** The end frame was seen: the command's status and output. */
@@ -208,26 +197,36 @@ export class FramedRun implements OutputTap {
 
   scan(bytes: Uint8Array): Array<{ offset: number; then: (emulator: PaneEmulator) => void }> {
     if (this.settled) return [];
-    return this.#scanner.scan(bytes).map(({ offset, frame }) => ({
+    const frames = this.#scanner.scan(bytes).map(({ offset, frame }) => ({
       offset,
       then: (emulator: PaneEmulator) => {
         if (this.settled) return;
         if (frame === "start") {
-          this.#startRow ??= emulator.cursorRow;
+          if (!this.#started) this.#start.begin(emulator);
+          this.#started = true;
           return;
         }
         // An end frame without a start frame cannot be ours (the shell prints them in order).
-        if (this.#startRow === undefined) return;
-        this.#exit = { status: frame.status, ...outputRows(emulator, this.#startRow) };
+        if (!this.#started) return;
+        this.#exit = { status: frame.status, ...this.#start.read(emulator) };
         this.onSettled?.();
       },
     }));
+    // Between the frames, whatever moves the cursor up, clears or switches screens moves the start.
+    const moves = startEvents(bytes).map(({ offset, effect }) => ({
+      offset,
+      then: (emulator: PaneEmulator) => {
+        if (this.#started && !this.settled) this.#start.observe(effect, emulator);
+      },
+    }));
+    // A frame and a move ending at the same byte: the frame first (stable sort in the stream).
+    return [...frames, ...moves].sort((a, b) => a.offset - b.offset);
   }
 
   ended(reason: ToolError, emulator: PaneEmulator | undefined): void {
     if (this.settled) return;
-    const output = emulator && this.#startRow !== undefined
-      ? outputRows(emulator, this.#startRow)
+    const output = emulator && this.#started
+      ? this.#start.read(emulator)
       : { text: "", missedRows: 0 };
     this.#lost = { reason, ...output };
     this.onSettled?.();
@@ -237,20 +236,19 @@ export class FramedRun implements OutputTap {
   output(emulator: PaneEmulator | undefined): RunOutput {
     if (this.#exit) return { text: this.#exit.text, missedRows: this.#exit.missedRows };
     if (this.#lost) return { text: this.#lost.text, missedRows: this.#lost.missedRows };
-    if (!emulator || this.#startRow === undefined) return { text: "", missedRows: 0 };
-    return outputRows(emulator, this.#startRow);
+    if (!emulator || !this.#started) return { text: "", missedRows: 0 };
+    return this.#start.read(emulator);
   }
 
   /** The newest row of output holding text, for progress ("" when there is none yet). */
   newestRow(emulator: PaneEmulator | undefined): string {
-    if (!emulator || this.#startRow === undefined) return "";
-    const end = Math.max(emulator.cursorRow, emulator.lastTextRow());
-    for (let row = end; row >= Math.max(this.#startRow, emulator.firstRow); row--) {
-      const text = emulator.rowText(row);
-      if (text !== "") return text;
-    }
-    return "";
+    return emulator && this.#started ? this.#start.newestRow(emulator) : "";
   }
+}
+
+/** Whether the command replaced its shell: it started and an `exec`'d program is in front. */
+export function replaced(run: FramedRun, currentCommand: string): boolean {
+  return run.started && run.execs.has(currentCommand);
 }
 
 /** What a busy check knows of a pane, from a fresh listing. */
@@ -267,8 +265,6 @@ export interface PaneNow {
  */
 export class RunMarks {
   readonly #runs = new Map<string, { run: FramedRun; stream: PaneStream }>();
-  /** The tmux server's socket path as the panes' shells reach it, once read (src/tmux/run.ts). */
-  socketPath?: string;
 
   /** Mark the pane busy with `run`, which from now on watches the stream's output. */
   add(run: FramedRun, stream: PaneStream): void {
@@ -289,17 +285,19 @@ export class RunMarks {
 
   /**
    * The framed command still running in this pane, if any. A mark ends here when its stream
-   * ended, when the pane died or was replaced, or when the pane's foreground program is the same
+   * ended, when the pane died or was replaced, when the pane's foreground program is the same
    * shell again after a key was pressed into it (the command was interrupted and will print no
-   * end frame). The shell in the foreground alone proves nothing: it is also there while it runs
-   * a builtin loop or between two commands of a list.
+   * end frame), or when it is a program the command replaces the shell with (`exec python3`:
+   * the pid stays, so only the name tells; that shell will print no end frame). The shell in the
+   * foreground alone proves nothing: it is also there while it runs a builtin loop or between two
+   * commands of a list.
    */
   pending(pane: PaneNow): FramedRun | undefined {
     const entry = this.#runs.get(pane.paneId);
     if (!entry) return undefined;
     const { run, stream } = entry;
     const over = run.settled || stream.ended !== undefined || pane.dead ||
-      pane.generation !== run.generation ||
+      pane.generation !== run.generation || replaced(run, pane.currentCommand) ||
       (run.started && run.keyPressed && pane.currentCommand === run.shell);
     if (!over) return run;
     this.release(run);

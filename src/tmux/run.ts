@@ -21,26 +21,19 @@
  *   (zsh: `eval` in a try-block) runs builtins (`cd`, assignments, `exit`) in the shell itself, so
  *   its state is used and kept (see {@link runScript} for why `command`).
  */
-import { preview, ToolError } from "../errors.ts";
-import { FramedRun, frameFormats } from "../live/frame.ts";
+import { ToolError } from "../errors.ts";
+import { FramedRun, frameFormats, replaced } from "../live/frame.ts";
 import { formatCursor, type PaneStream } from "../live/stream.ts";
 import { markOf } from "../live/read.ts";
 import type { TmuxContext, TmuxReadContext } from "./context.ts";
 import { flag, int, nonce, parseRows, rowFormat, separators } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
 import type { LiveEngine } from "./live.ts";
+import { checkOwnShell, launchFacts } from "./run_pane.ts";
+import { execPrograms } from "./shell_words.ts";
 import { checkGeneration, generationOf, paneArg } from "./targets.ts";
 
-/** Foreground programs run_shell_command types into: POSIX-family shells. */
-export const POSIX_SHELLS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "ash",
-]);
+export { POSIX_SHELLS } from "./run_pane.ts";
 
 /** How long a command's shell gets to print the start frame after the deadline, before giving up. */
 export const START_GRACE_MS = 2_000;
@@ -87,21 +80,6 @@ export async function runPane(
     currentCommand: row.currentCommand,
     dead: flag(row.dead),
   };
-}
-
-/**
- * The server's socket as a pane's shell reaches it (`#{socket_path}`, whatever `-L`/`-S` chose).
- * It cannot change for one runner, so it is read once per host and kept with the marks.
- */
-async function socketPath(
-  ctx: TmuxReadContext,
-  live: LiveEngine,
-  signal?: AbortSignal,
-): Promise<string> {
-  live.runs.socketPath ??= (await ctx.runner.run(["display-message", "-p", "#{socket_path}"], {
-    signal,
-  })).replace(/\n$/, "");
-  return live.runs.socketPath;
 }
 
 /** A value as one POSIX shell word: single quotes, each `'` written as `'\''`. */
@@ -189,25 +167,15 @@ export async function launchRun(
     );
   }
   checkGeneration(pane, request.generation);
-  if (!POSIX_SHELLS.has(pane.currentCommand)) {
-    throw new ToolError(
-      "target_denied",
-      `pane ${paneId} is running ${preview(pane.currentCommand, 32)}, not a POSIX shell: ` +
-        "run_shell_command only types into an idle sh, bash, dash, zsh, ksh, mksh or ash",
-      {
-        hint: "force does not change this. Wait for the program to end (capture_since with " +
-          'waitMs), interrupt it with send_keys {keys: "C-c", enter: false}, or pick a pane ' +
-          "whose shell is idle; for a REPL, an editor or another shell (fish…) use send_keys or " +
-          "paste_text.",
-      },
-    );
-  }
-  const socket = await socketPath(ctx, live, signal);
+  const facts = await launchFacts(ctx, paneId, signal);
+  checkOwnShell(paneId, facts);
+  const socket = facts.socketPath;
   // deno-lint-ignore no-control-regex -- a newline would end the typed line early
-  if (/[\0-\x1f\x7f]/.test(socket)) {
+  if (/[\0-\x1f\x7f]/.test(socket) || !socket.startsWith("/")) {
     throw new ToolError(
       "unsupported",
-      "the tmux socket's path holds a control character, which cannot be typed on one line",
+      "the tmux socket's path holds a control character or is not absolute, so the pane's " +
+        "shell cannot be given it on one line",
       { hint: "Use send_keys or paste_text in this pane." },
     );
   }
@@ -217,9 +185,11 @@ export async function launchRun(
       hint: "Call list_panes and decide again.",
     });
   }
-  const run = new FramedRun({ paneId, generation: pane.generation, shell: pane.currentCommand });
   const buffer = `${BUFFER_PREFIX}${nonce()}`;
-  const script = runScript(pane.currentCommand, socket, buffer, run.nonce, request.command);
+  const shell = facts.currentCommand;
+  const execs = execPrograms(request.command);
+  const run = new FramedRun({ paneId, generation: pane.generation, shell, buffer, execs });
+  const script = runScript(shell, socket, buffer, run.nonce, request.command);
   live.runs.add(run, stream);
   try {
     await ctx.runner.run([
@@ -306,7 +276,8 @@ export async function awaitRun(
         const state = await paneState(ctx, run, options.signal);
         if (state !== "alive") {
           launched.live.runs.release(run);
-          return finish(launched, state);
+          if (state !== "replaced") return finish(launched, state);
+          return { ...finish(launched, "timeout"), note: REPLACED_NOTE };
         }
         nextCheck = Date.now() + PANE_CHECK_MS;
       }
@@ -324,13 +295,18 @@ export async function awaitRun(
     if (!run.started) void settleUnstarted(ctx, launched);
     throw error;
   }
-  if (!run.started && !(await settleUnstarted(ctx, launched))) {
+  const unstarted = run.started ? "started" : await settleUnstarted(ctx, launched);
+  if (unstarted !== "started") {
+    const within = `within ${options.timeoutMs + START_GRACE_MS} ms of the typed line`;
     return {
       ...finish(launched, "timeout"),
-      note: "the pane's shell did not start the command within " +
-        `${options.timeoutMs + START_GRACE_MS} ms of the typed line, so it was withdrawn and ` +
-        "will not run (is tmux on that shell's PATH? was a line half-typed, or another program " +
-        "reading the terminal?)",
+      note: unstarted === "withdrawn"
+        ? `the pane's shell did not start the command ${within}, so it was withdrawn and ` +
+          "will not run (is tmux on that shell's PATH? was a line half-typed, or another " +
+          "program reading the terminal?)"
+        : `the pane's shell took the command but printed no start frame ${within} (is its ` +
+          "output redirected by `exec >file`, or printf redefined?): its output and end cannot " +
+          "be seen, and the pane is no longer marked busy",
     };
   }
   if (run.exit) return finish(launched, "completed");
@@ -340,24 +316,32 @@ export async function awaitRun(
 
 /**
  * Give a command that has not printed its start frame a last {@link START_GRACE_MS}; then delete
- * its buffer. Returns false when the command will never run (the buffer was still there), after
- * ending its mark.
+ * its buffer. `withdrawn`: it will never run (the buffer was still there). `silent`: the shell
+ * read the buffer but no start frame came, so nothing will tell when it ends. Either way its mark
+ * ends (docs/design.md §6.12).
  */
-async function settleUnstarted(ctx: TmuxReadContext, launched: Launched): Promise<boolean> {
+async function settleUnstarted(
+  ctx: TmuxReadContext,
+  launched: Launched,
+): Promise<"started" | "withdrawn" | "silent"> {
   const { run, stream } = launched;
   const until = Date.now() + START_GRACE_MS;
   const never = new AbortController().signal;
   while (!run.started && !stream.ended && Date.now() < until) {
     await stream.waitForChange(until - Date.now(), never).catch(() => {});
   }
-  if (run.started || stream.ended) return true;
-  if (!(await deleteRunBuffer(ctx, launched.buffer))) return true;
+  if (run.started || stream.ended) return "started";
+  const withdrawn = await deleteRunBuffer(ctx, launched.buffer);
   launched.live.runs.release(run);
-  return false;
+  return withdrawn ? "withdrawn" : "silent";
 }
 
+const REPLACED_NOTE = "the command replaced the pane's shell (exec): the program it started " +
+  "runs on, no end frame will come, and the pane is no longer marked busy";
+
 /**
- * Whether the command's pane still runs its process: a pane kept dead by `remain-on-exit` ends
+ * Whether the command's pane still runs its process (and its shell, not a program the command
+ * exec'd): a pane kept dead by `remain-on-exit` ends
  * no stream, so a waiting call looks. A failed look that is not about the server is not an
  * answer (the next one is).
  */
@@ -365,10 +349,11 @@ async function paneState(
   ctx: TmuxReadContext,
   run: FramedRun,
   signal: AbortSignal,
-): Promise<"alive" | "pane_died" | "server_gone"> {
+): Promise<"alive" | "pane_died" | "server_gone" | "replaced"> {
   try {
     const pane = await runPane(ctx, run.paneId, signal);
-    return !pane || pane.dead || pane.generation !== run.generation ? "pane_died" : "alive";
+    if (!pane || pane.dead || pane.generation !== run.generation) return "pane_died";
+    return replaced(run, pane.currentCommand) ? "replaced" : "alive";
   } catch (error) {
     if (!(error instanceof ToolError) || error.code === "cancelled") throw error;
     const gone = error.code === "server_not_running" || error.code === "server_gone";

@@ -25,7 +25,7 @@ export const runTools = [
     description: "Run one command in a pane's shell and get, in one call, its exit status and " +
       "only its own output as the terminal shows it. The shell's state (directory, variables) is " +
       "used and kept. stdin is /dev/null: for editors, REPLs or password prompts use send_keys or " +
-      "paste_text. The pane must run an idle POSIX shell (" +
+      "paste_text. The pane must run its own idle POSIX shell (the one it was started with; " +
       `${[...POSIX_SHELLS].join(", ")}) in a window without synchronize-panes. On timeout the ` +
       "command goes on: follow it with capture_since and the returned `cursor`, or interrupt it " +
       `with send_keys C-c. Guarded like send_keys (see instructions). ${ASK_TEXT}`,
