@@ -1,7 +1,7 @@
 /**
  * Who may talk to the HTTP endpoint (docs/design.md §2.4): the Host names and Origins accepted
  * (DNS-rebinding protection) and the bearer token, compared in constant time. Pure functions; the
- * order in which src/http/server.ts applies them is stated there.
+ * order in which src/http/handler.ts applies them is stated there.
  */
 
 import { isLoopbackHost } from "../config.ts";

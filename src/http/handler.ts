@@ -108,8 +108,8 @@ export function createHttpHandler(
     ...defaultOrigins(options.bound, options.port),
     ...(config.httpAllowedOrigins ?? []),
   ];
-  const digest = tokenDigest(options.token);
   const noteRefusal = refusalLog(log);
+  const admit = admission(hosts, origins, tokenDigest(options.token), noteRefusal);
   const sessions = new SessionTable({
     ...options,
     limits,
@@ -117,49 +117,6 @@ export function createHttpHandler(
     onCapReached: () => noteRefusal("session cap reached"),
   });
   let closing = false;
-
-  /** Checks 1–4: who may ask, and where; a refusal, or undefined to go on. */
-  const admit = async (request: Request, peer?: RequestPeer): Promise<Response | undefined> => {
-    if (closing) return failure(503, "Service Unavailable: the server is shutting down");
-    if (!hostAllowed(request.headers.get("host"), hosts)) {
-      noteRefusal("Host not allowed", peer);
-      return failure(
-        403,
-        "Forbidden: this Host is not served (DNS-rebinding protection); the server's owner " +
-          "can add it with --http-allowed-hosts",
-      );
-    }
-    if (!originAllowed(request.headers.get("origin"), origins)) {
-      noteRefusal("Origin not allowed", peer);
-      return failure(
-        403,
-        "Forbidden: this Origin is not allowed; the server's owner can add it with " +
-          "--http-allowed-origins",
-      );
-    }
-    const authorization = request.headers.get("authorization");
-    if (!await bearerMatches(authorization, await digest)) {
-      noteRefusal(authorization === null ? "no token" : "wrong token", peer);
-      const challenge = authorization === null
-        ? 'Bearer realm="tmux-mcp"'
-        : 'Bearer realm="tmux-mcp", error="invalid_token"';
-      return failure(
-        401,
-        "Unauthorized: send Authorization: Bearer <token> with the token tmux-mcp was " +
-          "started with (--http-token, TMUX_MCP_HTTP_TOKEN, or the one it printed at start)",
-        { "www-authenticate": challenge },
-      );
-    }
-    if (pathOf(request.url) !== MCP_PATH) {
-      return failure(404, `Not Found: MCP is served at ${MCP_PATH}`);
-    }
-    if (!["POST", "GET", "DELETE"].includes(request.method)) {
-      return failure(405, "Method Not Allowed: use POST, GET or DELETE", {
-        allow: "GET, POST, DELETE",
-      });
-    }
-    return undefined;
-  };
 
   /** Checks 5 and 6 for a POST. */
   const post = async (request: Request, peer?: RequestPeer): Promise<Response> => {
@@ -217,6 +174,7 @@ export function createHttpHandler(
       return sessions.size;
     },
     async handle(request, peer) {
+      if (closing) return failure(503, "Service Unavailable: the server is shutting down");
       const refused = await admit(request, peer);
       if (refused) return refused;
       if (request.method === "POST") return await post(request, peer);
@@ -226,6 +184,55 @@ export function createHttpHandler(
       closing = true;
       await sessions.closeAll();
     },
+  };
+}
+
+/** Checks 1–4 (who may ask, and where): a refusal, or undefined to go on. */
+function admission(
+  hosts: readonly string[],
+  origins: readonly string[],
+  digest: Promise<Uint8Array>,
+  noteRefusal: (kind: string, peer?: RequestPeer) => void,
+): (request: Request, peer?: RequestPeer) => Promise<Response | undefined> {
+  return async (request, peer) => {
+    if (!hostAllowed(request.headers.get("host"), hosts)) {
+      noteRefusal("Host not allowed", peer);
+      return failure(
+        403,
+        "Forbidden: this Host is not served (DNS-rebinding protection); the server's owner " +
+          "can add it with --http-allowed-hosts",
+      );
+    }
+    if (!originAllowed(request.headers.get("origin"), origins)) {
+      noteRefusal("Origin not allowed", peer);
+      return failure(
+        403,
+        "Forbidden: this Origin is not allowed; the server's owner can add it with " +
+          "--http-allowed-origins",
+      );
+    }
+    const authorization = request.headers.get("authorization");
+    if (!await bearerMatches(authorization, await digest)) {
+      noteRefusal(authorization === null ? "no token" : "wrong token", peer);
+      const challenge = authorization === null
+        ? 'Bearer realm="tmux-mcp"'
+        : 'Bearer realm="tmux-mcp", error="invalid_token"';
+      return failure(
+        401,
+        "Unauthorized: send Authorization: Bearer <token> with the token tmux-mcp was " +
+          "started with (--http-token, TMUX_MCP_HTTP_TOKEN, or the one it printed at start)",
+        { "www-authenticate": challenge },
+      );
+    }
+    if (pathOf(request.url) !== MCP_PATH) {
+      return failure(404, `Not Found: MCP is served at ${MCP_PATH}`);
+    }
+    if (!["POST", "GET", "DELETE"].includes(request.method)) {
+      return failure(405, "Method Not Allowed: use POST, GET or DELETE", {
+        allow: "GET, POST, DELETE",
+      });
+    }
+    return undefined;
   };
 }
 

@@ -136,9 +136,7 @@ class Listeners {
       requireHostHeader: false,
     }, this.respond);
     server.maxConnections = this.limits.maxConnections;
-    // Both count as "the listener accepts": `drop` is a connection over the cap, closed at once.
     server.on("connection", () => this.#accepted++);
-    server.on("drop", () => this.#accepted++);
     await new Promise<void>((resolve, reject) => {
       server.once("error", (error: Error & { code?: string }) => {
         reject(
@@ -195,15 +193,22 @@ class Listeners {
       // Anything else (out of descriptors ourselves): try again at the next check.
       return;
     }
+    // Accepted, or closed at once over the connection cap (node:http under Deno emits no `drop`):
+    // either way the listener works. A dead one leaves the probe in the kernel's queue, unread.
+    let answered = false;
+    void probe.read(new Uint8Array(1)).catch(() => null).then(() => answered = true);
     try {
       const deadline = Date.now() + this.limits.listenerCheckMs;
-      while (this.#accepted === before && Date.now() < deadline && this.#timer !== undefined) {
+      while (
+        !answered && this.#accepted === before && Date.now() < deadline && this.#timer !== undefined
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     } finally {
       probe.close();
     }
-    if (this.#accepted === before && this.#timer !== undefined) await this.#reopen(hostname, port);
+    const dead = !answered && this.#accepted === before;
+    if (dead && this.#timer !== undefined) await this.#reopen(hostname, port);
   }
 
   async #reopen(hostname: string, port: number): Promise<void> {

@@ -12,7 +12,7 @@ import { describeMs, type HttpLimits } from "./limits.ts";
 import { failure, whenDone } from "./responses.ts";
 
 /** One session: its transport, its MCP session and its idle clock. */
-export interface SessionEntry {
+interface SessionEntry {
   /** Set once the SDK initialized the session. */
   id?: string;
   transport: WebStandardStreamableHTTPServerTransport;
@@ -24,7 +24,7 @@ export interface SessionEntry {
 }
 
 /** What a session table needs to open sessions. */
-export interface SessionOptions {
+interface SessionOptions {
   host: TmuxHost;
   config: Config;
   version: string;
