@@ -154,7 +154,7 @@ async function serveOverHttp(
   const token = config.httpToken ?? generateToken();
   let server: HttpServer;
   try {
-    server = serveHttp({ host, config, version: VERSION, token, log: say });
+    server = await serveHttp({ host, config, version: VERSION, token, log: say });
   } catch (error) {
     const where = `${http.host}:${http.port}`;
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {

@@ -72,12 +72,12 @@ interface Served {
 }
 
 /** An HTTP server on a free loopback port, on the fixture's tmux server. */
-function serve(
+async function serve(
   fx: TmuxFixture,
   args: string[] = [],
   limits?: Partial<HttpLimits>,
   liveOptions?: Partial<LiveOptions>,
-): Served {
+): Promise<Served> {
   const env = cleanEnv();
   const reader = (name: string) => env[name];
   const outcome = parseConfig(
@@ -89,7 +89,7 @@ function serve(
   const logs: string[] = [];
   const log = (m: string) => logs.push(m);
   const host = new TmuxHost({ config: outcome.config, env: reader, log, liveOptions });
-  const server = serveHttp({
+  const server = await serveHttp({
     host,
     config: outcome.config,
     version: "test",
@@ -228,7 +228,7 @@ httpTest(
   "an SDK client over Streamable HTTP lists tools, calls several and reads the capabilities",
   async () => {
     await using fx = await TmuxFixture.start({ command: "cat" });
-    const served = serve(fx);
+    const served = await serve(fx);
     const a = await connect(served.url);
     try {
       assert(a.transport.sessionId, "the server assigned an Mcp-Session-Id");
@@ -263,7 +263,7 @@ httpTest(
   "no token or a wrong token is 401 with WWW-Authenticate: Bearer, and no token is ever logged",
   async () => {
     await using fx = await TmuxFixture.start();
-    const served = serve(fx);
+    const served = await serve(fx);
     try {
       const missing = await raw(served.server.port, { authorization: "" });
       assertEquals(missing.status, 401);
@@ -291,7 +291,7 @@ httpTest(
   "a foreign Host or Origin is 403 even with the token; loopback names and configured extras are served",
   async () => {
     await using fx = await TmuxFixture.start();
-    const served = serve(fx, [
+    const served = await serve(fx, [
       "--http-allowed-hosts",
       "tmux.example.test,proxy.example.test:8443",
       "--http-allowed-origins",
@@ -350,7 +350,7 @@ httpTest(
   async () => {
     await using fx = await TmuxFixture.start({ command: "cat" });
     const rx = await rawReceiver(fx);
-    const served = serve(fx);
+    const served = await serve(fx);
     const a = await connect(served.url, "a");
     const b = await connect(served.url, "b");
     try {
@@ -401,7 +401,7 @@ httpTest(
     // Raw mode: the ^D that `script` sends when its stdin ends is a byte to cat, not end of input.
     await using fx = await TmuxFixture.start({ command: "stty raw -echo; exec cat" });
     const detach = await fx.attachPerson("main");
-    const served = serve(fx);
+    const served = await serve(fx);
     const answers = [CHOICES.once, CHOICES.deny];
     const questions: string[] = [];
     const a = await connect(
@@ -438,7 +438,7 @@ httpTest(
   "DELETE ends a session: its wait ends at once, its id answers 404, the other session goes on",
   async () => {
     await using fx = await TmuxFixture.start({ command: "cat" });
-    const served = serve(fx);
+    const served = await serve(fx);
     const a = await connect(served.url, "a");
     const b = await connect(served.url, "b");
     const cancel = new AbortController();
@@ -490,7 +490,7 @@ httpTest(
 
 httpTest("a client's cancellation over HTTP ends its wait; its session goes on", async () => {
   await using fx = await TmuxFixture.start({ command: "cat" });
-  const served = serve(fx);
+  const served = await serve(fx);
   const a = await connect(served.url);
   try {
     const first = await ok<Since>(a.client, "capture_since", { paneId: "%0" });
@@ -515,7 +515,7 @@ httpTest(
   "an unused session expires; one with a request or an SSE stream open does not, until its client goes away",
   async () => {
     await using fx = await TmuxFixture.start({ command: "cat" });
-    const served = serve(fx, [], { idleMs: 400, keepAliveMs: 200 });
+    const served = await serve(fx, [], { idleMs: 400, keepAliveMs: 200 });
     const port = served.server.port;
     try {
       // A raw session: initialize answered, nothing held open.
@@ -566,7 +566,7 @@ httpTest(
   "one session more than the cap is 503 with a clear message; DELETE makes room",
   async () => {
     await using fx = await TmuxFixture.start();
-    const served = serve(fx, ["--http-max-sessions", "2"]);
+    const served = await serve(fx, ["--http-max-sessions", "2"]);
     const port = served.server.port;
     try {
       const one = await raw(port, {});
@@ -595,7 +595,7 @@ httpTest(
   "a body over 4 MiB is 413 (declared or streamed); malformed messages get stdio's JSON-RPC answers",
   async () => {
     await using fx = await TmuxFixture.start();
-    const served = serve(fx);
+    const served = await serve(fx);
     const a = await connect(served.url);
     try {
       const big = "x".repeat(4 * 1024 * 1024 + 1);
@@ -617,7 +617,7 @@ httpTest(
         await streamed.body?.cancel();
       } else {
         // The server may close the connection while the client is still sending.
-        assertMatch(String(streamed), /connection|reset|broken|closed/i);
+        assertMatch(`${streamed} ${streamed.cause}`, /connection|reset|broken|closed/i);
       }
 
       const id = a.transport.sessionId!;

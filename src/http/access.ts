@@ -1,7 +1,7 @@
 /**
  * Who may talk to the HTTP endpoint (docs/design.md §2.4): the Host names and Origins accepted
  * (DNS-rebinding protection) and the bearer token, compared in constant time. Pure functions; the
- * order in which src/http/server.ts applies them is stated there.
+ * order in which src/http/handler.ts applies them is stated there.
  */
 
 import { isLoopbackHost } from "../config.ts";
@@ -28,11 +28,16 @@ export function defaultOrigins(bound: string, port: number): string[] {
   return defaultHosts(bound).map((name) => `http://${name}:${port}`);
 }
 
-/** Split a Host header into a lower-case name and its port (undefined when absent). */
+/**
+ * Split a Host header into a lower-case name and its port (undefined when absent). Undefined when
+ * malformed, a port past 65535 included (no URL can hold it).
+ */
 export function splitHost(header: string): { name: string; port?: number } | undefined {
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+)(?::(\d{1,5}))?$/.exec(header.trim());
   if (!match) return undefined;
-  return { name: match[1].toLowerCase(), port: match[2] === undefined ? undefined : +match[2] };
+  const port = match[2] === undefined ? undefined : +match[2];
+  if (port !== undefined && port > 65_535) return undefined;
+  return { name: match[1].toLowerCase(), port };
 }
 
 /**
