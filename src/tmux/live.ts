@@ -158,7 +158,16 @@ export class LiveEngine implements LiveStatus {
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     const existing = this.#byPane.get(paneId);
     if (existing && !existing.ended) {
-      const state = await this.check(existing, signal).catch(() => "gone" as const);
+      // A check that timed out or was cancelled says nothing about the pane: it fails the call
+      // (one deadline per call) rather than dropping the stream and asking tmux again.
+      const state = await this.check(existing, signal).catch((error) => {
+        if (
+          error instanceof ToolError && (error.code === "timeout" || error.code === "cancelled")
+        ) {
+          throw error;
+        }
+        return "gone" as const;
+      });
       if (state === "same") {
         existing.lastUsed = Date.now();
         return await this.#ready(existing, signal);
@@ -198,9 +207,18 @@ export class LiveEngine implements LiveStatus {
     return stream;
   }
 
-  /** Why a stream that is no longer alive ended, if it ended recently. */
+  /**
+   * Why a stream that is no longer alive ended, if it ended recently: what a cursor of it answers
+   * now. A wait in progress when the server went away got `server_gone`; a cursor presented later
+   * is `stale_cursor` (docs/design.md §7.3), since a new stream is what the caller needs.
+   */
   endedReason(streamId: string): ToolError | undefined {
-    return this.#endedWhy.get(streamId);
+    const why = this.#endedWhy.get(streamId);
+    if (why?.code !== "server_gone") return why;
+    return new ToolError("stale_cursor", `the stream ended: ${why.message}`, {
+      hint: "Call capture_since without a cursor to follow the pane again (list panes first: " +
+        "after a server restart its id may name another pane).",
+    });
   }
 
   /**
