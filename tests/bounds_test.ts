@@ -5,6 +5,7 @@
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { layoutChecksum } from "../src/tmux/manage.ts";
 
 interface Since {
   cursor?: string;
@@ -69,6 +70,91 @@ Deno.test("capture_since: a cursor from before a server restart is stale_cursor,
     assertMatch(old.text, /without a cursor/);
     const fresh = await ok<Since>(client, "capture_since", { paneId: "%0" });
     assertEquals(fresh.outcome, "started");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("sizes: creation and resize tools advertise and enforce at most 1000x500 cells", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const { tools } = await client.listTools();
+    const input = (name: string) =>
+      tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, {
+        maximum?: number;
+        anyOf?: { maximum?: number }[];
+      }>;
+    const max = (p: { maximum?: number; anyOf?: { maximum?: number }[] }) =>
+      p.maximum ?? p.anyOf?.find((a) => a.maximum !== undefined)?.maximum;
+    assertEquals(
+      [max(input("create_session").width), max(input("create_session").height)],
+      [1000, 500],
+    );
+    assertEquals([max(input("resize_window").width), max(input("resize_window").height)], [
+      1000,
+      500,
+    ]);
+    assertEquals([max(input("resize_pane").width), max(input("resize_pane").height)], [1000, 500]);
+    assertEquals(max(input("split_window").size), 1000);
+
+    const huge = await fails(client, "create_session", { width: 10_000, height: 10_000 });
+    assertEquals(huge.code, "invalid_arguments");
+    assertEquals(
+      (await fails(client, "create_session", { height: 501 })).code,
+      "invalid_arguments",
+    );
+    const window = await fx.display("%0", "#{window_id}");
+    const wide = await fails(client, "resize_window", { windowId: window, width: 1001 });
+    assertEquals(wide.code, "invalid_arguments");
+    // A layout string resizes its window too.
+    const layout = (await fx.display("%0", "#{window_layout}")).replace(/^[0-9a-f]{4},80x24/, "");
+    const body = `5000x24${layout}`;
+    const big = await fails(client, "select_layout", {
+      windowId: window,
+      layout: `${layoutChecksum(body)},${body}`,
+    });
+    assertEquals(big.code, "invalid_arguments");
+    assertMatch(big.message, /at most 1000x500/);
+    assertEquals(await fx.display("%0", "#{window_width}x#{window_height}"), "80x24");
+
+    // The largest size allowed is created and followed.
+    const made = await ok<{ paneId: string }>(client, "create_session", {
+      width: 1000,
+      height: 500,
+    });
+    assertEquals(await fx.display(made.paneId, "#{pane_width}x#{pane_height}"), "1000x500");
+    assertEquals(
+      (await ok<Since>(client, "capture_since", { paneId: made.paneId })).outcome,
+      "started",
+    );
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("sizes: a pane the person made huge is not followed, and a followed one that grows is let go", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  await fx.tmux("new-session", "-d", "-s", "other", "-x", "80", "-y", "24", "cat");
+  const { client, close, built } = await connectInProcess(["-S", fx.socket]);
+  try {
+    // The person resizes a window directly, past what this server follows.
+    await fx.tmux("resize-window", "-t", "=main:", "-x", "1200", "-y", "600");
+    const refused = await fails(client, "capture_since", { paneId: "%0" });
+    assertEquals(refused.code, "unsupported");
+    assertMatch(refused.message, /1200x600.*at most 1000x500/);
+    assertMatch(refused.text, /capture_pane/);
+    assertEquals(built.live?.stats().streams, 0);
+
+    // A followed pane whose window grows past the bound: its stream ends and says why.
+    const other = (await fx.display("=other:", "#{pane_id}")).trim();
+    const first = await ok<Since>(client, "capture_since", { paneId: other });
+    assertEquals(built.live?.stats().streams, 1);
+    await fx.tmux("resize-window", "-t", "=other:", "-x", "1001", "-y", "30");
+    assert(await eventually(() => built.live?.stats().streams === 0), "the stream was let go");
+    const late = await fails(client, "capture_since", { paneId: other, cursor: first.cursor });
+    assertEquals(late.code, "unsupported");
+    assertMatch(late.message, /1001x30/);
   } finally {
     await close();
   }

@@ -9,7 +9,7 @@
  * `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
-import type { PaneEmulator } from "../live/emulator.ts";
+import { oversize, type PaneEmulator } from "../live/emulator.ts";
 import { RunMarks } from "../live/frame.ts";
 import { PaneStream } from "../live/stream.ts";
 import { captureSeed } from "./capture.ts";
@@ -177,6 +177,9 @@ export class LiveEngine implements LiveStatus {
     const row = (await snapshot(this.#ctx, { panes: { windowOf: paneId } }, signal)
       .catch((error) => rethrowPaneMissing(error, paneId))).panes.find((p) => p.paneId === paneId);
     if (!row) throw paneNotFound(paneId);
+    // A pane the person made huge is not followed: its terminal would cost gigabytes (§7.2).
+    const refused = oversize(paneId, row.width, row.height);
+    if (refused) throw refused;
     const connection = await this.#connect(row.sessionId);
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     // Another call may have started the stream while we connected.
@@ -399,7 +402,10 @@ export class LiveEngine implements LiveStatus {
       const size = panes.get(stream.paneId);
       if (size) {
         stream.windowId = windowId;
-        if (stream.resize(size.width, size.height)) this.#align(stream);
+        // Grown past the bound: the stream ends (its readers learn why) rather than follow it.
+        const refused = oversize(stream.paneId, size.width, size.height);
+        if (refused) this.#end(stream, refused);
+        else if (stream.resize(size.width, size.height)) this.#align(stream);
       } else if (stream.windowId === windowId) {
         this.#recheck(stream);
       }
