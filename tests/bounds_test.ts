@@ -3,7 +3,9 @@
  * event loop and the host, one deadline per capture_since call, and cursors after a restart.
  */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { connectInProcess, fails, ok } from "./support/client.ts";
+import { call, connectInProcess, fails, ok, sessionsOnOneHost } from "./support/client.ts";
+import { ToolError } from "../src/errors.ts";
+import { ShotGate } from "../src/render/gate.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { layoutChecksum } from "../src/tmux/manage.ts";
 
@@ -158,4 +160,101 @@ Deno.test("sizes: a pane the person made huge is not followed, and a followed on
   } finally {
     await close();
   }
+});
+
+/**
+ * A pane drawn slowly: 400x200 cells (the most a screenshot draws) of bold italic text in many
+ * colours (the glyph path that costs most), followed by capture_since so the picture comes from
+ * its terminal in one piece.
+ */
+async function heavyPane(fx: TmuxFixture): Promise<string> {
+  const script = "i=0; while [ $i -lt 420 ]; do printf '\\033[1;3;38;5;%dm%s' $((i % 230 + 16)) " +
+    "'#@W%&M$QB8#@W%&M$QB8#@W%&M$QB8#@W%&M$QB8#@W%&M$QB8#@W%&M$QB8#@W%&M$QB8#@W%&M$QB8'; " +
+    "i=$((i+1)); done; printf '\\033[0m\\nDRAWN\\n'; exec cat";
+  await fx.tmux("new-session", "-d", "-s", "heavy", "-x", "400", "-y", "200", "sh", "-c", script);
+  const pane = (await fx.display("=heavy:", "#{pane_id}")).trim();
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("capture-pane", "-p", "-t", pane)).includes("DRAWN")
+    ),
+  );
+  return pane;
+}
+
+Deno.test("screenshots: a cheap call made while a big picture is drawn is answered before it", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat" });
+  const pane = await heavyPane(fx);
+  const { host, sessions } = await sessionsOnOneHost(["-S", fx.socket], 1);
+  const { client } = sessions[0];
+  try {
+    await ok(client, "capture_since", { paneId: pane });
+    const order: string[] = [];
+    const shot = call(client, "screenshot_pane", { paneId: pane }).then((r) => {
+      order.push("screenshot");
+      return r;
+    });
+    // The picture is being drawn (the gate counts it) and the event loop still turns: before
+    // the fix a drawing held the loop from start to end, so this was never seen.
+    assert(await eventually(() => host.shots.stats().running === 1), "seen while drawing");
+    const listed = await ok<{ panes: unknown[] }>(client, "list_panes", {});
+    order.push("list_panes");
+    const result = await shot;
+    assert(!result.isError, JSON.stringify(result.content).slice(0, 300));
+    assert(listed.panes.length >= 2);
+    assertEquals(order, ["list_panes", "screenshot"]);
+  } finally {
+    for (const s of sessions) await s.close();
+    await host.close();
+  }
+});
+
+Deno.test("screenshots: sixteen at once are all drawn, never more than two at a time", async () => {
+  await using fx = await TmuxFixture.start({ command: "cat", width: 200, height: 50 });
+  await fx.tmux("send-keys", "-t", "%0", "-l", "x".repeat(2000));
+  const { host, sessions } = await sessionsOnOneHost(["-S", fx.socket], 2);
+  try {
+    const results = await Promise.all(
+      Array.from(
+        { length: 16 },
+        (_, i) => call(sessions[i % 2].client, "screenshot_pane", { paneId: "%0" }),
+      ),
+    );
+    assertEquals(results.filter((r) => r.isError).length, 0);
+    const stats = host.shots.stats();
+    assertEquals(stats.peak, 2, "two were drawn at once, and never more");
+    assertEquals([stats.running, stats.waiting], [0, 0]);
+  } finally {
+    for (const s of sessions) await s.close();
+    await host.close();
+  }
+});
+
+Deno.test("the screenshot gate: two run, the next wait in order, more are busy, a cancelled wait leaves", async () => {
+  const gate = new ShotGate({ running: 2, waiting: 2 });
+  const releases: (() => void)[] = [];
+  const started: number[] = [];
+  const job = (n: number, signal?: AbortSignal) =>
+    gate.run(() => {
+      started.push(n);
+      return new Promise<number>((resolve) => releases.push(() => resolve(n)));
+    }, signal);
+  const a = job(1), b = job(2);
+  const cancel = new AbortController();
+  const c = job(3, cancel.signal).catch((e) => e);
+  const d = job(4);
+  const refused = await job(5).catch((e) => e);
+  assert(refused instanceof ToolError && refused.code === "busy", String(refused));
+  assertEquals(gate.stats(), { running: 2, waiting: 2, peak: 2 });
+  cancel.abort();
+  const cancelled = await c;
+  assert(cancelled instanceof ToolError && cancelled.code === "cancelled", String(cancelled));
+  assertEquals(gate.stats().waiting, 1);
+  releases[0]();
+  assertEquals(await a, 1);
+  assert(await eventually(() => started.length === 3));
+  assertEquals(started, [1, 2, 4]);
+  releases[1]();
+  releases[2]();
+  assertEquals([await b, await d], [2, 4]);
+  assertEquals(gate.stats(), { running: 0, waiting: 0, peak: 2 });
 });

@@ -6,10 +6,14 @@
  * zlib, several times faster than fast-png's JavaScript deflate. The same pixels always give the
  * same bytes.
  */
+import { Pacer } from "./pace.ts";
 import type { Raster } from "./raster.ts";
 
-/** zlib's deflate, as `node:zlib` has it (imported on first use by the caller: it loads slowly). */
-export type Deflate = (data: Uint8Array, options: { level: number }) => Uint8Array;
+/**
+ * zlib's deflate, as `node:zlib`'s callback `deflate` promisified (imported on first use by the
+ * caller: it loads slowly). The asynchronous one leaves the event loop free while it works.
+ */
+export type Deflate = (data: Uint8Array, options: { level: number }) => Promise<Uint8Array>;
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -40,12 +44,16 @@ function chunk(type: string, body: Uint8Array, table: Uint32Array): Uint8Array {
  * The rows of an indexed picture, each led by its filter byte (0), and the palette; undefined
  * when there are more than 256 colours. Colours are numbered in order of first appearance.
  */
-function indexed(raster: Raster): { rows: Uint8Array; palette: Uint8Array } | undefined {
+async function indexed(
+  raster: Raster,
+  pacer: Pacer,
+): Promise<{ rows: Uint8Array; palette: Uint8Array } | undefined> {
   const { width, height, data } = raster;
   const rows = new Uint8Array((width + 1) * height);
   const colors = new Map<number, number>();
   let last = -1, lastIndex = 0;
   for (let y = 0, p = 0; y < height; y++) {
+    await pacer.breathe();
     const start = y * (width + 1) + 1;
     for (let x = 0; x < width; x++, p += 3) {
       const color = (data[p] << 16) | (data[p + 1] << 8) | data[p + 2];
@@ -82,16 +90,16 @@ function truecolor(raster: Raster): Uint8Array {
 }
 
 /** A PNG of a raster: indexed colour when it has at most 256 colours, else RGB. */
-export function encodePng(raster: Raster, deflate: Deflate): Uint8Array {
+export async function encodePng(raster: Raster, deflate: Deflate): Promise<Uint8Array> {
   const table = crcTable();
-  const pal = indexed(raster);
+  const pal = await indexed(raster, new Pacer());
   const header = new Uint8Array(13);
   const view = new DataView(header.buffer);
   view.setUint32(0, raster.width);
   view.setUint32(4, raster.height);
   header[8] = 8; // bit depth
   header[9] = pal ? 3 : 2; // colour type: indexed or RGB
-  const data = new Uint8Array(deflate(pal ? pal.rows : truecolor(raster), { level: 4 }));
+  const data = new Uint8Array(await deflate(pal ? pal.rows : truecolor(raster), { level: 4 }));
   const parts = [
     new Uint8Array(SIGNATURE),
     chunk("IHDR", header, table),
@@ -108,12 +116,14 @@ export function encodePng(raster: Raster, deflate: Deflate): Uint8Array {
   return out;
 }
 
-/** The raster at half its width and height, each pixel the mean of the 2×2 it replaces. */
-export function halve(raster: Raster): Raster {
+/** The raster at half its width and height, each pixel the mean of the 2×2 it replaces (paced). */
+export async function halve(raster: Raster): Promise<Raster> {
+  const pacer = new Pacer();
   const width = Math.max(1, raster.width >> 1), height = Math.max(1, raster.height >> 1);
   const data = new Uint8Array(width * height * 3);
   const src = raster.data, stride = raster.width * 3;
   for (let y = 0; y < height; y++) {
+    await pacer.breathe();
     const y0 = Math.min(2 * y, raster.height - 1), y1 = Math.min(2 * y + 1, raster.height - 1);
     for (let x = 0; x < width; x++) {
       const x0 = Math.min(2 * x, raster.width - 1) * 3;
