@@ -6,6 +6,7 @@
  * person, and read the same streams (docs/design.md §2.3).
  */
 import type { Config } from "./config.ts";
+import { ShotGate } from "./render/gate.ts";
 import { ChannelWaiters } from "./tmux/channels.ts";
 import { type EnvReader, TmuxRunner } from "./tmux/command.ts";
 import type { TmuxContext } from "./tmux/context.ts";
@@ -51,6 +52,11 @@ export class TmuxHost {
    * @internal
    */
   readonly route?: ControlRoute;
+  /**
+   * Screenshots drawn at once, for every session on this host (docs/design.md §9.5).
+   * @internal
+   */
+  readonly shots: ShotGate = new ShotGate();
   #closed = false;
 
   /** Build the host; nothing is started until a session calls a tool. */

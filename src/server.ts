@@ -251,6 +251,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       config,
       signal: extra.signal,
       live,
+      shots: host.shots,
       requestId: extra.requestId,
       consent,
       channels: host.channels,

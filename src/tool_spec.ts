@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Config, Toolset } from "./config.ts";
 import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
 import type { LiveEngine } from "./tmux/live.ts";
+import type { ShotGate } from "./render/gate.ts";
 import type { ChannelWaiters } from "./tmux/channels.ts";
 import type { ToolResult } from "./results.ts";
 import type { CallConsent } from "./guard/ask.ts";
@@ -31,6 +32,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The control-mode engine; undefined with `--no-live`. */
   readonly live?: LiveEngine;
+  /** The host's bound on screenshots drawn at once (docs/design.md §9.5). */
+  readonly shots: ShotGate;
   /** The JSON-RPC id of the request (the batch sizes its whole response with it). */
   readonly requestId?: string | number;
   /**

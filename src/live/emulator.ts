@@ -18,6 +18,7 @@ import type { IBuffer, IDisposable, Terminal } from "@xterm/headless";
 // bundle` fails): its ESM build is imported by path; the types above are the package's own.
 import * as headless from "@xterm/headless/lib-headless/xterm-headless.mjs";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
+import { ToolError } from "../errors.ts";
 
 const XTerminal = (headless as unknown as { Terminal: typeof Terminal }).Terminal;
 
@@ -53,6 +54,32 @@ export interface EmulatorSeed {
   tabs: number[];
 }
 
+/**
+ * The largest pane this server creates or follows (docs/design.md §7.2): a terminal's cells live
+ * outside V8's heap limit, and a followed 10000x10000 pane cost 1.15–1.8 GB. 1000x500 with the
+ * 1,000 history rows is about 18 MB of cells.
+ */
+export const PANE_LIMITS = { columns: 1_000, rows: 500 } as const;
+
+/**
+ * The refusal for a pane (`paneId`, or "" when unknown here) larger than {@link PANE_LIMITS}, or
+ * undefined when it fits.
+ */
+export function oversize(paneId: string, cols: number, rows: number): ToolError | undefined {
+  if (cols <= PANE_LIMITS.columns && rows <= PANE_LIMITS.rows) return undefined;
+  const max = `${PANE_LIMITS.columns}x${PANE_LIMITS.rows}`;
+  return new ToolError(
+    "unsupported",
+    `${
+      paneId ? `pane ${paneId}` : "the pane"
+    } is ${cols}x${rows} cells; this server follows panes of at most ${max}`,
+    {
+      hint: `Read it with capture_pane or screenshot_pane (both bounded), or make its window ` +
+        `at most ${max} (resize_window) and call again.`,
+    },
+  );
+}
+
 /** A headless terminal fed one pane's output. */
 export class PaneEmulator {
   readonly #term: Terminal;
@@ -64,7 +91,10 @@ export class PaneEmulator {
   /** Whether the stream has shown the program setting or resetting bracketed paste. */
   #pasteKnown = false;
 
+  /** Throws `unsupported` (see {@link oversize}) for a size beyond {@link PANE_LIMITS}. */
   constructor(cols: number, rows: number, scrollback: number) {
+    const refused = oversize("", cols, rows);
+    if (refused) throw refused;
     this.#term = new XTerminal({
       cols,
       rows,
@@ -109,9 +139,15 @@ export class PaneEmulator {
     this.#rehook();
   }
 
-  /** Resize as tmux resized the pane; xterm reflows wrapped lines as tmux does. */
+  /**
+   * Resize as tmux resized the pane; xterm reflows wrapped lines as tmux does. Throws
+   * `unsupported` beyond {@link PANE_LIMITS}.
+   */
   resize(cols: number, rows: number): void {
     if (cols === this.#term.cols && rows === this.#term.rows) return;
+    // Never grown past the bound: the stream is ended with this error instead.
+    const refused = oversize("", cols, rows);
+    if (refused) throw refused;
     this.#term.resize(cols, rows);
     this.#rehook();
   }

@@ -331,8 +331,11 @@ function textBetween(
 
 /** What {@link waitForLine} is given. */
 export interface LineWait<T> {
-  /** Tried on each new logical line, in order; a value other than undefined ends the wait there. */
-  test: (line: string) => T | undefined;
+  /**
+   * Tried in order on each new logical line; the first value other than undefined ends the wait
+   * there. Several tests (one per pattern) let a long line's matching yield between them.
+   */
+  tests: readonly ((line: string) => T | undefined)[];
   /** When to stop waiting (ms since the epoch). */
   deadline: number;
   signal: AbortSignal;
@@ -381,8 +384,8 @@ const SLICE_MS = 20;
  * Wait until a logical line written since the read `offset` names passes `wait.test`, sleeping
  * on the stream between changes. Each look matches only the lines a read from the previous look
  * would return (the line the cursor is on again, until it is complete), so a burst costs time in
- * proportion to its length. The deadline is checked line by line and matching yields every
- * 20 ms; a wait cut inside a look answers `timeout` with a cursor below the last line matched,
+ * proportion to its length. The deadline is checked before each test of each line and matching
+ * yields every 20 ms; a wait cut inside a look answers `timeout` with a cursor below the last line matched,
  * so nothing is skipped. A stream that ends answers `ended`; cancellation rejects.
  */
 export async function waitForLine<T>(
@@ -428,18 +431,23 @@ export async function waitForLine<T>(
         ? alternateText(emulator).split("\n").map((text) => ({ text, first: -1, last: -1 }))
         : logicalLines(emulator, change.start, change.next.last);
       for (let i = 0; i < lines.length; i++) {
-        if (Date.now() >= sliceEnd) {
-          await new Promise((resolve) => setTimeout(resolve, 0));
-          if (wait.signal.aborted) throw new ToolError("cancelled", "the call was cancelled");
-          if (!stream.emulator) return ended(stream.ended);
-          sliceEnd = Date.now() + SLICE_MS;
+        let value: T | undefined;
+        // The slice and the deadline are checked before each test, not only each line: a
+        // 200,000-character line under 64 patterns held the event loop for a second.
+        for (let t = 0; t < wait.tests.length && value === undefined; t++) {
+          if (Date.now() >= sliceEnd) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            if (wait.signal.aborted) throw new ToolError("cancelled", "the call was cancelled");
+            if (!stream.emulator) return ended(stream.ended);
+            sliceEnd = Date.now() + SLICE_MS;
+          }
+          if (Date.now() > wait.deadline) {
+            // Cut inside this look: resume below the last line matched, never past an unread one.
+            if (change.alternate || i === 0) return timeout(emulator, scan);
+            return timeout(emulator, markThrough(emulator, lines[i - 1]));
+          }
+          value = wait.tests[t](lines[i].text);
         }
-        if (Date.now() > wait.deadline) {
-          // Cut inside this look: resume below the last line matched, never past an unread one.
-          if (change.alternate || i === 0) return timeout(emulator, scan);
-          return timeout(emulator, markThrough(emulator, lines[i - 1]));
-        }
-        const value = wait.test(lines[i].text);
         if (value === undefined) continue;
         const through = change.alternate ? change.next : markThrough(emulator, lines[i]);
         return {

@@ -16,6 +16,7 @@ import {
   RGB_COLOR,
 } from "./cells.ts";
 import { CELL, type Face, type Faces, GLYPH_BYTES, glyphIndex } from "./font.ts";
+import { Pacer } from "./pace.ts";
 import { mix, paletteColor, type Theme } from "./palette.ts";
 
 /** Pixels, 3 bytes (R, G, B) each, row-major. */
@@ -150,14 +151,24 @@ class Painter {
   }
 }
 
-/** Draw `grid` with `theme`; the cursor cell is marked when `cursor` is true and it is shown. */
-export function rasterize(grid: CellGrid, faces: Faces, theme: Theme, cursor: boolean): Raster {
+/**
+ * Draw `grid` with `theme`; the cursor cell is marked when `cursor` is true and it is shown. The
+ * event loop gets a turn between rows once a slice of time is used (docs/design.md §9.5).
+ */
+export async function rasterize(
+  grid: CellGrid,
+  faces: Faces,
+  theme: Theme,
+  cursor: boolean,
+): Promise<Raster> {
+  const pacer = new Pacer();
   const width = grid.columns * CELL.width, height = grid.rows * CELL.height;
   const raster = { width, height, data: new Uint8Array(width * height * 3) };
   // Every pixel belongs to a cell and is filled with that cell's background below.
   const painter = new Painter(raster);
   const mark = cursor ? grid.cursor : undefined;
   for (let row = 0; row < grid.rows; row++) {
+    await pacer.breathe();
     for (let column = 0; column < grid.columns; column++) {
       const cell = grid.cells[row * grid.columns + column];
       if (cell.width === 0) continue; // the right half of a wide character, drawn with it

@@ -52,14 +52,14 @@ export interface Shot {
 export async function encodeGrid(grid: CellGrid, options: ShotOptions): Promise<
   Omit<Shot, "columns" | "rows" | "historyRows" | "clippedColumns" | "clippedRows" | "cursorMarked">
 > {
-  const [faces, { deflateSync }] = await Promise.all([loadFaces(), import("node:zlib")]);
-  let raster = rasterize(grid, faces, THEME[options.theme], options.cursor);
-  let png = encodePng(raster, deflateSync);
+  const [faces, zlib] = await Promise.all([loadFaces(), import("node:zlib")]);
+  let raster = await rasterize(grid, faces, THEME[options.theme], options.cursor);
+  let png = await encodePng(raster, zlib);
   let scale = 1;
   while (png.length > SHOT_LIMITS.bytes && (raster.width > 1 || raster.height > 1)) {
-    raster = halve(raster);
+    raster = await halve(raster);
     scale /= 2;
-    png = encodePng(raster, deflateSync);
+    png = await encodePng(raster, zlib);
   }
   return { png, pixelWidth: raster.width, pixelHeight: raster.height, scale };
 }

@@ -4,6 +4,7 @@
  * (`%layout-change`, docs/design.md §7.2). Pure: no tmux, no I/O.
  */
 import { preview, ToolError } from "../errors.ts";
+import { PANE_LIMITS } from "../live/emulator.ts";
 
 /** The layouts tmux names (passed only exactly: tmux itself would also take a unique prefix). */
 export const NAMED_LAYOUTS = [
@@ -14,8 +15,6 @@ export const NAMED_LAYOUTS = [
   "tiled",
 ] as const;
 
-/** tmux's largest window dimension in cells (WINDOW_MAXIMUM). */
-export const MAX_CELLS = 10_000;
 /** Characters of a layout string accepted (a pane's cell takes ~20, so ~400 panes fit). */
 export const MAX_LAYOUT_CHARS = 8192;
 
@@ -65,8 +64,10 @@ export function checkLayout(layout: string): void {
     if (!m) throw refuse(`expected WxH,X,Y at character ${at + 5}`);
     at = CELL_HEAD.lastIndex;
     const [width, height] = [Number(m[1]), Number(m[2])];
-    if (width < 1 || height < 1 || width > MAX_CELLS || height > MAX_CELLS) {
-      throw refuse(`a cell of ${width}x${height} (each side 1 to ${MAX_CELLS})`);
+    // A layout resizes its window: no larger than the largest pane we follow (§7.2).
+    const [columns, rows] = [PANE_LIMITS.columns, PANE_LIMITS.rows];
+    if (width < 1 || height < 1 || width > columns || height > rows) {
+      throw refuse(`a cell of ${width}x${height} (at most ${columns}x${rows})`);
     }
     CELL_ID.lastIndex = at;
     if (CELL_ID.test(body)) at = CELL_ID.lastIndex;

@@ -9,7 +9,7 @@
  * `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
-import type { PaneEmulator } from "../live/emulator.ts";
+import { oversize, type PaneEmulator } from "../live/emulator.ts";
 import { RunMarks } from "../live/frame.ts";
 import { PaneStream } from "../live/stream.ts";
 import { captureSeed } from "./capture_seed.ts";
@@ -159,7 +159,16 @@ export class LiveEngine implements LiveStatus {
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     const existing = this.#byPane.get(paneId);
     if (existing && !existing.ended) {
-      const state = await this.check(existing, signal).catch(() => "gone" as const);
+      // A check that timed out or was cancelled says nothing about the pane: it fails the call
+      // (one deadline per call) rather than dropping the stream and asking tmux again.
+      const state = await this.check(existing, signal).catch((error) => {
+        if (
+          error instanceof ToolError && (error.code === "timeout" || error.code === "cancelled")
+        ) {
+          throw error;
+        }
+        return "gone" as const;
+      });
       if (state === "same") {
         existing.lastUsed = Date.now();
         return await this.#ready(existing, signal);
@@ -169,6 +178,9 @@ export class LiveEngine implements LiveStatus {
     const row = (await snapshot(this.#ctx, { panes: { windowOf: paneId } }, signal)
       .catch((error) => rethrowPaneMissing(error, paneId))).panes.find((p) => p.paneId === paneId);
     if (!row) throw paneNotFound(paneId);
+    // A pane the person made huge is not followed: its terminal would cost gigabytes (§7.2).
+    const refused = oversize(paneId, row.width, row.height);
+    if (refused) throw refused;
     const connection = await this.#connect(row.sessionId);
     if (this.#closed) throw new ToolError("server_gone", "the live engine is closed");
     // Another call may have started the stream while we connected.
@@ -199,9 +211,18 @@ export class LiveEngine implements LiveStatus {
     return stream;
   }
 
-  /** Why a stream that is no longer alive ended, if it ended recently. */
+  /**
+   * Why a stream that is no longer alive ended, if it ended recently: what a cursor of it answers
+   * now. A wait in progress when the server went away got `server_gone`; a cursor presented later
+   * is `stale_cursor` (docs/design.md §7.3), since a new stream is what the caller needs.
+   */
   endedReason(streamId: string): ToolError | undefined {
-    return this.#endedWhy.get(streamId);
+    const why = this.#endedWhy.get(streamId);
+    if (why?.code !== "server_gone") return why;
+    return new ToolError("stale_cursor", `the stream ended: ${why.message}`, {
+      hint: "Call capture_since without a cursor to follow the pane again (list panes first: " +
+        "after a server restart its id may name another pane).",
+    });
   }
 
   /**
@@ -382,7 +403,10 @@ export class LiveEngine implements LiveStatus {
       const size = panes.get(stream.paneId);
       if (size) {
         stream.windowId = windowId;
-        if (stream.resize(size.width, size.height)) this.#align(stream);
+        // Grown past the bound: the stream ends (its readers learn why) rather than follow it.
+        const refused = oversize(stream.paneId, size.width, size.height);
+        if (refused) this.#end(stream, refused);
+        else if (stream.resize(size.width, size.height)) this.#align(stream);
       } else if (stream.windowId === windowId) {
         this.#recheck(stream);
       }

@@ -15,6 +15,7 @@ import {
   SPLIT_DIRECTIONS,
   splitWindow,
 } from "../tmux/lifecycle.ts";
+import { PANE_LIMITS } from "../live/emulator.ts";
 import { defineTool } from "../tool_spec.ts";
 import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
@@ -59,8 +60,8 @@ export const lifecycleTools = [
       name: sessionNameSchema.optional().describe('Literal; no ":" or ".".'),
       windowName: windowNameSchema.optional(),
       startDirectory: startDirectorySchema.optional(),
-      width: z.int().min(1).max(10_000).optional().describe("Default 80."),
-      height: z.int().min(1).max(10_000).optional().describe("Default 24."),
+      width: z.int().min(1).max(PANE_LIMITS.columns).optional().describe("Default 80."),
+      height: z.int().min(1).max(PANE_LIMITS.rows).optional().describe("Default 24."),
     }).strict(),
     output: z.object({
       sessionId: z.string(),
@@ -127,7 +128,7 @@ export const lifecycleTools = [
       paneId: paneIdSchema,
       direction: z.enum(SPLIT_DIRECTIONS),
       size: z.union([
-        z.int().min(1).max(10_000),
+        z.int().min(1).max(PANE_LIMITS.columns),
         z.string().regex(/^[1-9][0-9]?%$/),
       ]).optional(),
       startDirectory: startDirectorySchema.optional(),

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { preflightView } from "../guard/preflight.ts";
 import { paneIdSchema, pickShape, windowIdSchema } from "../rows.ts";
-import { checkLayout, MAX_CELLS, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../tmux/layout.ts";
+import { checkLayout, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../tmux/layout.ts";
 import {
   moveWindow,
   resizePane,
@@ -18,16 +18,16 @@ import {
   selectWindow,
   swapPanes,
 } from "../tmux/manage.ts";
+import { PANE_LIMITS } from "../live/emulator.ts";
 import { defineTool } from "../tool_spec.ts";
 import { sessionRefSchema, VIEW_GUARDED } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
 
-const cellsSchema = z.int().min(1).max(MAX_CELLS);
-const paneSizeSchema = z.union([
-  cellsSchema,
-  z.string().regex(/^(100|[1-9]\d?)%$/),
-]);
+// Sizes stop at the largest pane this server follows (docs/design.md §7.2).
+const columnsSchema = z.int().min(1).max(PANE_LIMITS.columns);
+const rowsSchema = z.int().min(1).max(PANE_LIMITS.rows);
+const percentSchema = z.string().regex(/^(100|[1-9]\d?)%$/);
 
 const windowOut = z.object({
   windowId: z.string(),
@@ -121,8 +121,8 @@ export const manageViewTools = [
     description: "Set a window's size in cells; it then stops following clients. " + VIEW_GUARDED,
     input: z.object({
       windowId: windowIdSchema,
-      width: cellsSchema.optional(),
-      height: cellsSchema.optional(),
+      width: columnsSchema.optional(),
+      height: rowsSchema.optional(),
     }).strict(),
     output: windowOut,
     annotations: "setter",
@@ -141,8 +141,8 @@ export const manageViewTools = [
     description: 'Resize a pane (cells or "50%") and/or zoom it. ' + VIEW_GUARDED,
     input: z.object({
       paneId: paneIdSchema,
-      width: paneSizeSchema.optional(),
-      height: paneSizeSchema.optional(),
+      width: z.union([columnsSchema, percentSchema]).optional(),
+      height: z.union([rowsSchema, percentSchema]).optional(),
       zoom: z.boolean().optional().describe("false unzooms."),
     }).strict(),
     output: paneOut,

@@ -19,7 +19,8 @@ export const screenshotTools = [
     title: "Screenshot a pane",
     description: "A PNG picture of a pane as tmux shows it. Use it to see colour and layout " +
       "(which test line is red, a TUI's selected row); to read text, use capture_pane. " +
-      "Characters the font lacks (CJK, emoji) are boxes; a PNG over 1 MiB is halved.",
+      "Characters the font lacks (CJK, emoji) are boxes; a PNG over 1 MiB is halved. Two are " +
+      "drawn at a time per server; more wait their turn (busy past 16 waiting).",
     input: z.object({
       paneId: paneIdSchema,
       generation: generationSchema.optional(),
@@ -84,18 +85,21 @@ export const screenshotTools = [
       const live = followed?.generation === cells.generation ? followed.emulator : undefined;
       if (followed && !live) cells = await read(false);
       const options = { theme, cursor };
-      const shot: Shot = live
-        ? await shootTerminal({
-          buffer: live.buffer,
-          width: live.cols,
-          height: live.rows,
-          historyRows: scrollbackLines,
-          cursorVisible: cells.cursorVisible,
-        }, options)
-        : await shootCapture({
-          ...cells,
-          cursor: cells.cursorVisible ? { x: cells.cursorX, y: cells.cursorY } : undefined,
-        }, options);
+      // Drawing is bounded per host (docs/design.md §9.5): the capture is small; the cells,
+      // pixels and PNG are what cost.
+      const shot: Shot = await ctx.shots.run(() =>
+        live
+          ? shootTerminal({
+            buffer: live.buffer,
+            width: live.cols,
+            height: live.rows,
+            historyRows: scrollbackLines,
+            cursorVisible: cells.cursorVisible,
+          }, options)
+          : shootCapture({
+            ...cells,
+            cursor: cells.cursorVisible ? { x: cells.cursorX, y: cells.cursorY } : undefined,
+          }, options), ctx.signal);
       const truncated = shot.clippedColumns > 0 || shot.clippedRows > 0 || shot.scale < 1;
       const data = {
         paneId,

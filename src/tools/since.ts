@@ -28,6 +28,37 @@ function waitBudget(waitMs: number | undefined, ctx: ToolContext) {
   };
 }
 
+/**
+ * One deadline for the tmux steps of a call (docs/design.md §7.3): joining, checking and reading
+ * share the runner's command timeout (plus the wait), so a frozen tmux costs one timeout, not one
+ * per step. `run` maps an abort by the deadline to `timeout`, reporting what elapsed.
+ */
+function callDeadline(ctx: ToolContext, waitMs: number) {
+  const started = Date.now();
+  const budget = ctx.tmux.runner.defaultTimeoutMs;
+  const timer = AbortSignal.timeout(budget + waitMs);
+  const signal = AbortSignal.any([ctx.signal, timer]);
+  return {
+    signal,
+    run: async <T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+      try {
+        return await work(signal);
+      } catch (error) {
+        const late = error instanceof ToolError &&
+          (error.code === "cancelled" || error.code === "timeout");
+        if (!late || ctx.signal.aborted || !(timer.aborted || error.code === "timeout")) {
+          throw error;
+        }
+        throw new ToolError(
+          "timeout",
+          `tmux did not answer within this call's deadline of ${budget + waitMs} ms ` +
+            `(${Date.now() - started} ms elapsed)`,
+        );
+      }
+    },
+  };
+}
+
 /** The capture_since manifest entry. */
 export const sinceTools = [
   defineTool({
@@ -99,41 +130,42 @@ export const sinceTools = [
       });
 
       if (!live) return await fallback(args, ctx, bounds, { timeoutMs, quietMs }, common);
+      return await callDeadline(ctx, timeoutMs).run(async (signal) => {
+        if (args.cursor === undefined) {
+          // The stream's terminal starts from a one-shot capture (docs/design.md §5.11, §7.2).
+          const stream = await live.join(args.paneId, signal);
+          const screen = readScreen(stream);
+          return {
+            ...textResult(screen.text, bounds),
+            cursor: formatCursor(stream.id, screen.offset),
+            paneId: stream.paneId,
+            generation: stream.generation,
+            streaming: true,
+            missedRows: 0,
+            missedBytes: 0,
+            alternateScreen: screen.alternateScreen,
+            seedRace: stream.seedRace,
+            ...common("started"),
+          };
+        }
 
-      if (args.cursor === undefined) {
-        // The stream's terminal starts from a one-shot capture (docs/design.md §5.11, §7.2).
-        const stream = await live.join(args.paneId, ctx.signal);
-        const screen = readScreen(stream);
+        const { stream, offset } = await cursorStream(live, args.cursor, args.paneId, signal);
+        // A pane closed during the wait ends the stream at once (the engine watches layouts).
+        const read = await readFrom(stream, offset, timeoutMs, signal, quietMs);
+        if (read.outcome === "timeout") await live.verify(stream, signal);
         return {
-          ...textResult(screen.text, bounds),
-          cursor: formatCursor(stream.id, screen.offset),
+          ...textResult(read.text, bounds),
+          cursor: formatCursor(stream.id, read.offset),
           paneId: stream.paneId,
           generation: stream.generation,
           streaming: true,
-          missedRows: 0,
+          missedRows: read.missedRows,
           missedBytes: 0,
-          alternateScreen: screen.alternateScreen,
+          alternateScreen: read.alternateScreen,
           seedRace: stream.seedRace,
-          ...common("started"),
+          ...common(read.outcome),
         };
-      }
-
-      const { stream, offset } = await cursorStream(live, args.cursor, args.paneId, ctx.signal);
-      // A pane closed during the wait ends the stream at once (the engine watches layouts).
-      const read = await readFrom(stream, offset, timeoutMs, ctx.signal, quietMs);
-      if (read.outcome === "timeout") await live.verify(stream, ctx.signal);
-      return {
-        ...textResult(read.text, bounds),
-        cursor: formatCursor(stream.id, read.offset),
-        paneId: stream.paneId,
-        generation: stream.generation,
-        streaming: true,
-        missedRows: read.missedRows,
-        missedBytes: 0,
-        alternateScreen: read.alternateScreen,
-        seedRace: stream.seedRace,
-        ...common(read.outcome),
-      };
+      });
     },
   }),
 ];

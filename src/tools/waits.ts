@@ -63,10 +63,13 @@ interface Hit {
   at: number;
 }
 
-/** Check the patterns' sizes and compile them into one line test (rule 1, rule 4). */
-function lineTest(
+/**
+ * Check the patterns' sizes and compile them into line tests, one per pattern, stop patterns
+ * first (rule 1, rule 4): the first that answers wins.
+ */
+function lineTests(
   args: { patterns: string[]; stop?: string[]; regex?: boolean; ignoreCase?: boolean },
-): (line: string) => Hit | undefined {
+): ((line: string) => Hit | undefined)[] {
   const all = [...args.patterns, ...(args.stop ?? [])];
   const sizes = all.map(byteLength);
   if (sizes.some((n) => n > WAIT_LIMITS.patternBytes)) {
@@ -87,14 +90,21 @@ function lineTest(
   const options = { regex: args.regex ?? false, ignoreCase: args.ignoreCase ?? false };
   const success = args.patterns.map((p, i) => compilePattern(p, options, `patterns[${i}]`));
   const stop = (args.stop ?? []).map((p, i) => compilePattern(p, options, `stop[${i}]`));
-  const first = (finds: Find[], line: string, stopped: boolean): Hit | undefined => {
-    for (let index = 0; index < finds.length; index++) {
-      const at = finds[index](line);
-      if (at >= 0) return { stopped, index, at };
-    }
-    return undefined;
-  };
-  return (line) => first(stop, line, true) ?? first(success, line, false);
+  const each = (finds: Find[], stopped: boolean) =>
+    finds.map((find, index) => (line: string): Hit | undefined => {
+      const at = find(line);
+      return at >= 0 ? { stopped, index, at } : undefined;
+    });
+  return [...each(stop, true), ...each(success, false)];
+}
+
+/** The first answer of `tests` on `line`. */
+function firstHit(tests: readonly ((line: string) => Hit | undefined)[], line: string) {
+  for (const test of tests) {
+    const hit = test(line);
+    if (hit) return hit;
+  }
+  return undefined;
 }
 
 /** What became of a pane whose stream ended, or whose wait timed out (rule 5). */
@@ -181,7 +191,7 @@ export const waitTools = [
     capability: { reach: "none", effects: "observe", output: ["terminal-text"] },
     handler: async (args, ctx) => {
       const started = Date.now();
-      const test = lineTest(args);
+      const tests = lineTests(args);
       if (args.cursor !== undefined && args.includeScreen) {
         throw new ToolError("invalid_arguments", "includeScreen applies only without a cursor", {
           hint: "Lines printed since your cursor's read are matched anyway; drop includeScreen.",
@@ -227,6 +237,7 @@ export const waitTools = [
       try {
         const live = ctx.live;
         if (!live) {
+          const test = (line: string) => firstHit(tests, line);
           return await polled(args, ctx, test, started + timeoutMs, answer, (line) => {
             newest = line;
           });
@@ -243,7 +254,7 @@ export const waitTools = [
         checkGeneration(stream, args.generation);
         const pane = { paneId: stream.paneId, generation: stream.generation, streaming: true };
         const waited = await waitForLine(stream, offset, {
-          test,
+          tests,
           deadline: started + timeoutMs,
           signal: ctx.signal,
           includeScreen: args.includeScreen,
