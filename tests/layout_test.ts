@@ -32,7 +32,7 @@ Deno.test("checkLayout accepts named layouts, printed layouts and any case of th
     ...PRINTED,
     "D67E,80x24,0,0{40x24,0,0,0,39x24,41,0[39x12,41,0,1,39x11,41,13,2]}", // read with %hx
     summed("80x24,0,0"), // pane ids are optional
-    summed("10000x10000,0,0,7"), // tmux's largest window
+    summed("1000x500,0,0,7"), // the largest pane we create or follow (§7.2)
     summed("80x24,0,0[80x12,0,0,1,80x11,0,13,2]"), // stacked: 12 + 1 + 11 = 24
   ];
   for (const layout of accepted) checkLayout(layout);
@@ -51,7 +51,7 @@ Deno.test("checkLayout refuses what tmux would refuse, saying why", () => {
     [summed("80x24,0,0{40x24,0,0,0"), "unclosed { at character 26"],
     [summed("80x24,0,0()"), "unexpected text at character 14"],
     [summed("0x24,0,0,1"), "a cell of 0x24"],
-    [summed("10001x24,0,0,1"), "a cell of 10001x24"],
+    [summed("1001x24,0,0,1"), "a cell of 1001x24"],
     ["b25e,80x24,0,0,0", "checksum does not match"],
     [summed("80x24,0,0{40x24,0,0,0,40x24,41,0,1}"), "do not add up"], // 40 + 1 + 40 > 80
     [summed("80x24,0,0{40x24,0,0,0,39x23,41,0,1}"), "do not add up"], // a shorter column
