@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { type Config, type Surface, TOOLSETS } from "./config.ts";
 import { errorSchema } from "./results.ts";
-import type { AnnotationClass, ToolSpec } from "./tool_spec.ts";
+import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
 import { batchTools } from "./tools/batch.ts";
 import { captureTools } from "./tools/capture.ts";
 import { discoveryTools } from "./tools/discovery.ts";

@@ -25,7 +25,7 @@ import type { EnvReader } from "./tmux/command.ts";
 import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
-import type { ActingContext, ToolSpec } from "./tool_spec.ts";
+import type { ActingContext, ToolSpec } from "./tool_types.ts";
 
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";

@@ -4,7 +4,7 @@
  * never import each other (docs/design.md §2.1).
  */
 import { assertEquals } from "./support/assert.ts";
-import type { ToolSpec } from "../src/tool_spec.ts";
+import type { ToolSpec } from "../src/tool_types.ts";
 import type { Toolset } from "../src/config.ts";
 
 /** Project modules every tool file may import, whatever its toolset. */
@@ -12,7 +12,7 @@ const SHARED = [
   "src/errors.ts",
   "src/results.ts",
   "src/rows.ts",
-  "src/tool_spec.ts",
+  "src/tool_types.ts",
   "src/tools/common.ts",
 ];
 

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { byteLength, errorResult, type ToolResult } from "../results.ts";
-import { defineTool, type ToolSpec } from "../tool_spec.ts";
+import { defineTool, type ToolSpec } from "../tool_types.ts";
 
 /** Tools a batch may run, in the batch contract's order (intersected with the enabled surface). */
 export const BATCHABLE = [

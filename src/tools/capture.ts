@@ -4,7 +4,7 @@ import { ToolError } from "../errors.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane, snapshotPane } from "../tmux/capture.ts";
 import { checkGeneration } from "../tmux/targets.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { paneIdSchema, pickShape } from "../rows.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema } from "./common.ts";
 

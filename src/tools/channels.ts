@@ -4,7 +4,7 @@
  * which keeps one tmux waiter per channel and reuses it across calls.
  */
 import { z } from "zod";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { waitShape } from "./common.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */

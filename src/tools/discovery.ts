@@ -5,7 +5,7 @@ import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 import { describeSocket } from "../tmux/argv.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { defineTool, type ToolContext } from "../tool_types.ts";
 import {
   paneRowSchema,
   pickShape,

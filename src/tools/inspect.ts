@@ -18,7 +18,7 @@ import {
   resolveSessionRef,
   rethrowPaneMissing,
 } from "../tmux/targets.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import {
   paneDetailsSchema,
   paneIdSchema,

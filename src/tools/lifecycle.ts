@@ -15,7 +15,7 @@ import {
   SPLIT_DIRECTIONS,
   splitWindow,
 } from "../tmux/lifecycle.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
 const META = {

@@ -18,7 +18,7 @@ import {
   selectWindow,
   swapPanes,
 } from "../tmux/manage.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { sessionRefSchema, VIEW_GUARDED } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;

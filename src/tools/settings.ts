@@ -15,7 +15,7 @@ import {
   LIST_LIMIT,
   truncatedFlag,
 } from "../results.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { sessionRefSchema } from "./common.ts";
 import { SECRET_NAME } from "../tmux/environment.ts";
 

@@ -10,7 +10,7 @@ import { readFrom, readScreen } from "../live/read.ts";
 import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { defineTool, type ToolContext } from "../tool_types.ts";
 import { paneIdSchema } from "../rows.ts";
 import { cursorStream, maxBytesSchema, maxLinesSchema, sleep, waitShape } from "./common.ts";
 
