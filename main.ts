@@ -104,12 +104,8 @@ async function main(): Promise<number | undefined> {
   return undefined;
 }
 
-/** The startup lines: version, socket, toolsets, tool count, and what is not served. */
+/** The startup lines: version, socket, toolsets, tool count, and toolsets that add nothing. */
 function announce(config: Config, toolCount: number): void {
-  const missing = config.tools.filter((name) => !TOOLS.some((t) => t.name === name));
-  if (missing.length > 0) {
-    say(`not in ${VERSION} yet, so not served: ${missing.join(", ")}`);
-  }
   say(
     `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
       config.toolsets.join(",") || "(none)"

@@ -81,7 +81,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Every tool name this server knows, by toolset (the planned surface, built or not). */
+/** Every tool name this server knows, by toolset (the catalog derives it from the manifest). */
 export type Surface = Readonly<Record<Toolset, readonly string[]>>;
 
 const OPTIONS = {

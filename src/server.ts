@@ -255,6 +255,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       consent,
       channels: host.channels,
       progress: progressFor(extra),
+      manifest: TOOLS,
     };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
     // call cannot nest again.

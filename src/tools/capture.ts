@@ -43,6 +43,7 @@ export const captureTools = [
   defineTool({
     name: "capture_pane",
     toolset: "inspect",
+    batchable: true,
     title: "Capture pane text",
     description: "Read a pane's text (no colours): by default what its screen shows now. Lines " +
       "count from 0 at the screen's top, negative ones into scrollback; `end: -1` is the line " +
@@ -113,6 +114,7 @@ export const captureTools = [
   defineTool({
     name: "snapshot_pane",
     toolset: "inspect",
+    batchable: true,
     title: "Snapshot a pane",
     description: "A pane's screen plus its state at that instant: cursor, size, mode (copy mode) " +
       "and scroll position, alternate screen, command, exit status, title.",

@@ -49,6 +49,7 @@ export const searchTools = [
   defineTool({
     name: "search_panes",
     toolset: "inspect",
+    batchable: true,
     title: "Search pane text",
     description:
       "Find which panes show a text: matching lines with pane, window and line number, from " +

@@ -33,6 +33,7 @@ export const sinceTools = [
   defineTool({
     name: "capture_since",
     toolset: "inspect",
+    batchable: true,
     title: "Read new pane output",
     description: "Follow a pane: read what changed since your last read, as the terminal shows " +
       "it. Without `cursor`: the screen and a cursor; pass it back to get the changes since and " +
