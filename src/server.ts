@@ -380,8 +380,11 @@ function progressFor(extra: {
   };
 }
 
-/** Validate, run and wrap one call; every failure becomes a typed error result. */
-async function callTool(
+/**
+ * Validate, run and wrap one call; every failure becomes a typed error result. A throw that is
+ * not a {@link ToolError} is a bug of ours, not tmux's: `internal_error` (docs/design.md §3.3).
+ */
+export async function callTool(
   spec: ToolSpec,
   rawArgs: unknown,
   ctx: ActingContext,
@@ -400,10 +403,11 @@ async function callTool(
     if (error instanceof ToolError) return errorResult(error);
     log(`internal error in ${spec.name}: ${(error as Error)?.stack ?? error}`);
     return errorResult(
-      new ToolError("tmux_failed", `internal error in ${spec.name}: ${(error as Error)?.message}`, {
-        effects: spec.capability.effects === "observe" ? "none" : "possible",
-        hint: "This is a bug in tmux-mcp; please report it with the server's stderr.",
-      }),
+      new ToolError(
+        "internal_error",
+        `internal error in ${spec.name}: ${(error as Error)?.message}`,
+        { effects: spec.capability.effects === "observe" ? "none" : "possible" },
+      ),
     );
   }
 }

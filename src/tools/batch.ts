@@ -67,7 +67,7 @@ function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
 /** `code: message` of an error result. */
 function errorLine(result: ToolResult): string {
   const error = (result.structuredContent as { error?: { code: string; message: string } }).error;
-  return error ? `${error.code}: ${error.message}` : "tmux_failed: the call failed";
+  return error ? `${error.code}: ${error.message}` : "internal_error: the call failed";
 }
 
 type Batch = z.infer<typeof outputSchema>;
