@@ -8,6 +8,7 @@
  */
 import { assert, assertEquals } from "./support/assert.ts";
 import type { ToolSpec } from "../src/tool_types.ts";
+import { TOOLS } from "../src/catalog.ts";
 import type { Toolset } from "../src/config.ts";
 
 const root = new URL("../", import.meta.url);
@@ -311,6 +312,16 @@ Deno.test("every § a source, test or script cites exists in docs/design.md", as
     }
   }
   const found = [...cited].flatMap(([file, text]) => missingCitations(file, text, numbers));
+  assertEquals(found, []);
+});
+
+Deno.test("a tool's name is a string in at most two files of src/: its own and one that words a text", () => {
+  const found = TOOLS.flatMap(({ name }) => {
+    const spelled = [...files].filter(([file, source]) =>
+      file.startsWith("src/") && source.includes(`"${name}"`)
+    ).map(([file]) => file);
+    return spelled.length > 2 ? [`${name}: ${spelled.join(", ")}`] : [];
+  });
   assertEquals(found, []);
 });
 
