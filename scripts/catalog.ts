@@ -9,7 +9,7 @@
  */
 import { effectiveTools, SURFACE, toolListEntry } from "../src/catalog.ts";
 import { DEFAULT_TOOLSETS, parseConfig, TOOLSETS } from "../src/config.ts";
-import type { ToolSpec } from "../src/tool_spec.ts";
+import type { ToolSpec } from "../src/tool_types.ts";
 
 const encoder = new TextEncoder();
 

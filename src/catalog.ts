@@ -3,9 +3,9 @@
  * `_meta` capability rows, the `tmux://capabilities` resource and the README tool table.
  */
 import { z } from "zod";
-import { type Config, type Surface, TOOLSETS } from "./config.ts";
+import { type Config, type Surface, type Toolset, TOOLSETS } from "./config.ts";
 import { errorSchema } from "./results.ts";
-import type { AnnotationClass, ToolSpec } from "./tool_spec.ts";
+import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
 import { batchTools } from "./tools/batch.ts";
 import { captureTools } from "./tools/capture.ts";
 import { discoveryTools } from "./tools/discovery.ts";
@@ -23,60 +23,7 @@ import { manageViewTools } from "./tools/manage_view.ts";
 import { settingsTools } from "./tools/settings.ts";
 import { teardownTools } from "./tools/teardown.ts";
 
-/** Every tool name of the product by toolset (docs/design.md §1.2), built in this version or not. */
-export const SURFACE: Surface = {
-  inspect: [
-    "list_sessions",
-    "list_windows",
-    "list_panes",
-    "get_server_info",
-    "get_session_info",
-    "get_window_info",
-    "get_pane_info",
-    "find_pane_by_position",
-    "get_tmux_variables",
-    "capture_pane",
-    "capture_since",
-    "snapshot_pane",
-    "screenshot_pane",
-    "search_panes",
-    "wait_for_text",
-    "show_option",
-    "show_environment",
-    "show_hooks",
-    "call_read_tools_batch",
-  ],
-  manage: [
-    "rename_session",
-    "rename_window",
-    "select_window",
-    "select_pane",
-    "select_layout",
-    "resize_window",
-    "resize_pane",
-    "move_window",
-    "swap_pane",
-    "set_pane_title",
-    "set_mouse_enabled",
-    "set_history_limit",
-    "wait_for_channel",
-    "signal_channel",
-  ],
-  execute: [
-    "create_session",
-    "create_window",
-    "split_window",
-    "respawn_pane",
-    "run_shell_command",
-    "send_keys",
-    "send_keys_batch",
-    "paste_text",
-    "set_synchronize_panes",
-  ],
-  teardown: ["clear_pane_scrollback", "kill_pane", "kill_window", "kill_session"],
-};
-
-/** The tools built in this version, in listing order. */
+/** Every tool, in listing order: the one list of tool names. */
 export const TOOLS: readonly ToolSpec[] = [
   ...discoveryTools,
   ...inspectTools,
@@ -95,6 +42,21 @@ export const TOOLS: readonly ToolSpec[] = [
   ...lifecycleTools,
   ...teardownTools,
 ];
+
+/**
+ * Every tool name by toolset, derived from {@link TOOLS} (each tool's own `toolset`): what
+ * `--tools` and `--exclude-tools` may name (docs/design.md §1.2, §4).
+ */
+export const SURFACE: Surface = {
+  inspect: namesOf("inspect"),
+  manage: namesOf("manage"),
+  execute: namesOf("execute"),
+  teardown: namesOf("teardown"),
+};
+
+function namesOf(set: Toolset): readonly string[] {
+  return TOOLS.filter((t) => t.toolset === set).map((t) => t.name);
+}
 
 /** MCP annotation hints per class (docs/design.md §1.7). */
 export const ANNOTATIONS: Record<

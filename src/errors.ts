@@ -22,7 +22,8 @@ export type ErrorCode =
   | "cancelled"
   | "output_limit"
   | "tmux_failed"
-  | "unsupported";
+  | "unsupported"
+  | "internal_error";
 
 /** Whether anything that could change state reached tmux before the failure. */
 export type Effects = "none" | "possible";
@@ -55,6 +56,7 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   output_limit: "Ask for less output (smaller maxLines/maxBytes or a narrower range).",
   tmux_failed: "tmux rejected the command; check the arguments against the listings.",
   unsupported: "This tmux or this server build does not support the request.",
+  internal_error: "This is a bug in tmux-mcp; please report it with the server's stderr.",
 };
 
 /** Options of a {@link ToolError}. */

@@ -212,13 +212,8 @@ export function boundRows<T>(
   return { rows: kept, dropped: rows.length - kept.length };
 }
 
-/** Shorten a free-text field (a title a program set, a path) to `max` characters, marked by "…". */
-export function clipText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-/** Limits of free-text fields in rows. */
-export const FIELD_LIMITS = { title: 1024, name: 1024, path: 4096 } as const;
+// The row vocabulary owns its field limits; they sit below the funnel, which builds rows (§2).
+export { clipText, FIELD_LIMITS } from "./rows.ts";
 
 /** Rows a listing returns at most; the rest is disclosed. */
 export const LIST_LIMIT = 1000;

@@ -5,7 +5,14 @@
  * add what the tmux layer also reads for guards and detail tools.
  */
 import { z } from "zod";
-import { clipText, FIELD_LIMITS } from "./results.ts";
+
+/** Shorten a free-text field (a title a program set, a path) to `max` characters, marked by "…". */
+export function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Limits of free-text fields in rows. */
+export const FIELD_LIMITS = { title: 1024, name: 1024, path: 4096 } as const;
 
 /** A pane id such as `%3`. */
 export const paneIdSchema = z.string().regex(/^%\d+$/).describe("Pane id, e.g. %1.");

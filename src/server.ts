@@ -25,7 +25,7 @@ import type { EnvReader } from "./tmux/command.ts";
 import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
-import type { ActingContext, ToolSpec } from "./tool_spec.ts";
+import type { ActingContext, ToolSpec } from "./tool_types.ts";
 
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";
@@ -256,6 +256,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       consent,
       channels: host.channels,
       progress: progressFor(extra),
+      manifest: TOOLS,
     };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
     // call cannot nest again.
@@ -380,8 +381,11 @@ function progressFor(extra: {
   };
 }
 
-/** Validate, run and wrap one call; every failure becomes a typed error result. */
-async function callTool(
+/**
+ * Validate, run and wrap one call; every failure becomes a typed error result. A throw that is
+ * not a {@link ToolError} is a bug of ours, not tmux's: `internal_error` (docs/design.md §3.3).
+ */
+export async function callTool(
   spec: ToolSpec,
   rawArgs: unknown,
   ctx: ActingContext,
@@ -400,10 +404,11 @@ async function callTool(
     if (error instanceof ToolError) return errorResult(error);
     log(`internal error in ${spec.name}: ${(error as Error)?.stack ?? error}`);
     return errorResult(
-      new ToolError("tmux_failed", `internal error in ${spec.name}: ${(error as Error)?.message}`, {
-        effects: spec.capability.effects === "observe" ? "none" : "possible",
-        hint: "This is a bug in tmux-mcp; please report it with the server's stderr.",
-      }),
+      new ToolError(
+        "internal_error",
+        `internal error in ${spec.name}: ${(error as Error)?.message}`,
+        { effects: spec.capability.effects === "observe" ? "none" : "possible" },
+      ),
     );
   }
 }

@@ -306,7 +306,7 @@ Deno.test("the question shows the text whole, up to 1,000 characters, control an
 
     // A batch question shows only the rows whose receivers include the pane asked about, each
     // whole, within one budget.
-    const rows = callPreview("send_keys_batch", {
+    const rows = callPreview({
       operations: [
         { paneId: "%9", keys: "elsewhere" },
         { paneId: rx.paneId, keys: "a".repeat(600), enter: false },

@@ -62,6 +62,14 @@ Deno.test("catalog sizes are those of the tools/list a client receives", async (
   }
 });
 
+Deno.test("only inspect tools are batchable, and the batch itself is not", () => {
+  const batchable = TOOLS.filter((t) => t.batchable);
+  assertEquals(batchable.length, 16);
+  for (const spec of batchable) {
+    assertEquals([spec.toolset, spec.annotations], ["inspect", "inspect"], spec.name);
+  }
+});
+
 Deno.test("with all four toolsets, tools/list names exactly the manifest's surface table", async () => {
   const surface = TOOLSETS.flatMap((set) => SURFACE[set]);
   assertEquals(new Set(surface).size, surface.length, "a tool is listed once in the table");

@@ -20,13 +20,13 @@ Deno.test("a single text, keys or command up to the limit is shown whole; one ch
     ["run_shell_command", "Command", { command: text(QUESTION_TEXT_CHARS) }],
   ];
   for (const [tool, label, args] of table) {
-    const shown = callPreview(tool, args, scope);
+    const shown = callPreview(args, scope);
     assert(shown.tooLong === undefined, tool);
     assertEquals(shown.lines.length, 1, tool);
     assert(shown.lines[0].startsWith(`${label}: "${text(QUESTION_TEXT_CHARS)}"`), tool);
     assert(!shown.lines[0].includes("more characters"), tool);
     const field = Object.keys(args)[0];
-    const over = callPreview(tool, { [field]: text(QUESTION_TEXT_CHARS) + "!" }, scope);
+    const over = callPreview({ [field]: text(QUESTION_TEXT_CHARS) + "!" }, scope);
     assertEquals(over, { tooLong: QUESTION_TEXT_CHARS + 1 }, tool);
   }
 });
@@ -34,10 +34,10 @@ Deno.test("a single text, keys or command up to the limit is shown whole; one ch
 Deno.test("the limit counts characters, not UTF-16 units or escaped width", () => {
   // 1,000 emoji are 2,000 UTF-16 units; 1,000 Hangul fillers are shown as 8,000 characters.
   for (const ch of ["😀", "\u115f"]) {
-    const shown = callPreview("paste_text", { text: ch.repeat(QUESTION_TEXT_CHARS) }, scope);
+    const shown = callPreview({ text: ch.repeat(QUESTION_TEXT_CHARS) }, scope);
     assert(shown.tooLong === undefined, ch);
     assertEquals(
-      callPreview("paste_text", { text: ch.repeat(QUESTION_TEXT_CHARS + 1) }, scope),
+      callPreview({ text: ch.repeat(QUESTION_TEXT_CHARS + 1) }, scope),
       { tooLong: QUESTION_TEXT_CHARS + 1 },
     );
   }
@@ -64,7 +64,7 @@ Deno.test("batch rows are shown whole while they fit; the rest are counted and n
     }],
   ];
   for (const [why, operations, fromRow, expected] of table) {
-    const shown = callPreview("send_keys_batch", { operations }, { ...scope, fromRow });
+    const shown = callPreview({ operations }, { ...scope, fromRow });
     if (!Array.isArray(expected)) {
       assertEquals(shown, expected, why);
       continue;

@@ -1,12 +1,30 @@
 /** The README stays true: generated tool table, quick start, permissions, configuration. */
 import { assert, assertEquals } from "./support/assert.ts";
-import { normalizeTable, renderToolTable, tableRegion } from "../scripts/readme_tools.ts";
+import {
+  normalizeList,
+  normalizeTable,
+  renderSurfaceList,
+  renderToolTable,
+  surfaceRegion,
+  tableRegion,
+} from "../scripts/readme_tools.ts";
 import { startPermissions } from "./support/client.ts";
+import { TOOLS } from "../src/catalog.ts";
 
 const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 
 Deno.test("README tool table matches the manifest (run `deno task readme` to fix)", () => {
   assertEquals(normalizeTable(tableRegion(readme)), normalizeTable(renderToolTable()));
+});
+
+Deno.test("design doc §1.2 tool list matches the manifest (run `deno task readme` to fix)", async () => {
+  const design = await Deno.readTextFile(new URL("../docs/design.md", import.meta.url));
+  const listed = normalizeList(surfaceRegion(design));
+  assertEquals(listed, normalizeList(renderSurfaceList()));
+  // The rendering names every tool exactly once, so a tool added to the manifest shows up here.
+  for (const name of TOOLS.map((t) => t.name)) {
+    assertEquals(listed.split(/[\s,.]+/).filter((word) => word === name).length, 1, name);
+  }
 });
 
 Deno.test("README quick start: two commands, start then test; permissions written down", async () => {

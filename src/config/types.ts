@@ -59,7 +59,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Every tool name this server knows, by toolset. */
+/** Every tool name this server knows, by toolset (the catalog derives it from the manifest). */
 export type Surface = Readonly<Record<Toolset, readonly string[]>>;
 
 /** A configured value and where it came from (a flag or a variable name), so errors blame it. */

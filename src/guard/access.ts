@@ -8,7 +8,7 @@ import type { Receivers } from "./preview.ts";
 import { accessRefusal, type AccessRules } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts } from "../rows.ts";
-import type { ActingContext } from "../tool_spec.ts";
+import type { ActingContext } from "../tool_types.ts";
 
 /**
  * A refusal whose only reasons a person may lift by answering: watched panes, and the caller's

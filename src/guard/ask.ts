@@ -23,7 +23,7 @@
  * - a call whose text (or whose batch row being checked) is longer than that is refused without
  *   asking, with a hint to send it in pieces: "allow once" never covers text the person did not see.
  */
-import { callPreview, QUESTION_TEXT_CHARS, type Receivers, visible } from "./preview.ts";
+import { callPreview, QUESTION_TEXT_CHARS, type Receivers, textKind, visible } from "./preview.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneRow } from "../rows.ts";
 
@@ -217,13 +217,13 @@ export class CallConsent {
     const { elicit, grants, timeoutMs } = this.#options;
     if (!elicit) throw refusal;
     if (this.#stopped) throw this.#denied(refusal, this.#stopped, true);
-    const preview = callPreview(this.#options.tool, this.#options.args, {
+    const preview = callPreview(this.#options.args, {
       asked: panes.map((p) => p.paneId),
       receivers,
       fromRow: this.#row ?? 0,
     });
     if (preview.tooLong !== undefined) {
-      throw tooLongToAsk(refusal, this.#options.tool, preview.tooLong);
+      throw tooLongToAsk(refusal, textKind(this.#options.args), preview.tooLong);
     }
     const shown = preview.rows;
     const reply = await elicit(this.#question(action, panes, preview.lines), ANSWER_SCHEMA);
@@ -299,14 +299,13 @@ export class CallConsent {
  * The refusal of a call whose text the question cannot show whole: the person is not asked, and
  * the hint says how to get the text asked about (docs/design.md §6.11).
  */
-function tooLongToAsk(refusal: ToolError, tool: string, chars: number): ToolError {
+function tooLongToAsk(
+  refusal: ToolError,
+  what: ReturnType<typeof textKind>,
+  chars: number,
+): ToolError {
   const limit = thousands(QUESTION_TEXT_CHARS);
-  const what = tool === "run_shell_command"
-    ? "command"
-    : tool === "send_keys_batch"
-    ? "row's keys"
-    : "text";
-  const next = tool === "run_shell_command"
+  const next = what === "command"
     ? `Run it as several commands of at most ${limit} characters each (each is asked about)`
     : `Send it in pieces of at most ${limit} characters each, in order (each is asked about; ` +
       "with send_keys or batch rows pass `enter: false` on all but the last)";

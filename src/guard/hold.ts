@@ -5,7 +5,7 @@
  */
 import { withConsent } from "./access.ts";
 import { ToolError } from "../errors.ts";
-import type { ActingContext } from "../tool_spec.ts";
+import type { ActingContext } from "../tool_types.ts";
 
 /** How often the cohort may grow under our feet before the call gives up with `busy`. */
 export const COHORT_ATTEMPTS = 3;

@@ -17,7 +17,7 @@ import { ToolError } from "../errors.ts";
 import type { PaneFacts } from "../rows.ts";
 import { snapshot } from "../tmux/queries.ts";
 import { paneNotFound } from "../tmux/targets.ts";
-import type { ActingContext } from "../tool_spec.ts";
+import type { ActingContext } from "../tool_types.ts";
 
 /** What a preflight resolved for one input call. */
 export interface InputTarget {

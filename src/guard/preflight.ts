@@ -15,7 +15,7 @@ import {
 } from "./rules.ts";
 import { snapshot } from "../tmux/queries.ts";
 import { resolveSessionRef, windowNotFound } from "../tmux/targets.ts";
-import type { ActingContext } from "../tool_spec.ts";
+import type { ActingContext } from "../tool_types.ts";
 
 /** The panes a target contains and where they live, resolved from one fresh listing. */
 export interface ContainedPanes {

@@ -45,14 +45,13 @@ export type CallPreview =
  * rows from the first that does not fit on are counted, not shown, and not in `rows`; when the
  * call's own text or the first row does not fit, the answer is `tooLong`.
  */
-export function callPreview(tool: string, args: unknown, scope: PreviewScope): CallPreview {
+export function callPreview(args: unknown, scope: PreviewScope): CallPreview {
   const rows = new Map<number, string[]>();
   if (typeof args !== "object" || args === null) return { lines: [], rows };
   const a = args as Record<string, unknown>;
-  // paste_text presses Enter only when asked; send_keys and its batch rows by default.
-  const enterOf = (row: Record<string, unknown>) =>
-    tool === "paste_text" ? row.enter === true : row.enter !== false;
-  const then = (row: Record<string, unknown>) => enterOf(row) ? ", then Enter" : "";
+  // Keys (a call's or a batch row's) are followed by Enter unless told not; pasted text only when
+  // asked (the `enter` of each tool's input schema).
+  const then = (row: Record<string, unknown>) => row.enter !== false ? ", then Enter" : "";
   const whole = (label: string, text: string, after: string): CallPreview => {
     const chars = characters(text);
     return chars > QUESTION_TEXT_CHARS
@@ -62,7 +61,9 @@ export function callPreview(tool: string, args: unknown, scope: PreviewScope): C
   if (typeof a.keys === "string") {
     return whole("Keys", a.keys, (a.literal === true ? " (typed literally)" : "") + then(a));
   }
-  if (typeof a.text === "string") return whole("Text", a.text, then(a));
+  if (typeof a.text === "string") {
+    return whole("Text", a.text, a.enter === true ? ", then Enter" : "");
+  }
   if (typeof a.command === "string") return whole("Command", a.command, "");
   if (!Array.isArray(a.operations)) return { lines: [], rows };
   const aimed = a.operations.flatMap((row: unknown, index) => {
@@ -91,6 +92,14 @@ export function callPreview(tool: string, args: unknown, scope: PreviewScope): C
     budget -= chars;
   }
   return { lines, rows };
+}
+
+/** What a call's text is, for a message about it: told apart as {@link callPreview} does. */
+export function textKind(args: unknown): "command" | "row's keys" | "text" {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  if (typeof a.keys === "string" || typeof a.text === "string") return "text";
+  if (typeof a.command === "string") return "command";
+  return Array.isArray(a.operations) ? "row's keys" : "text";
 }
 
 /** Characters (code points) of `text`, as the preview counts them. */

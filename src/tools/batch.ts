@@ -8,27 +8,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { byteLength, errorResult, type ToolResult } from "../results.ts";
-import { defineTool, type ToolSpec } from "../tool_spec.ts";
-
-/** Tools a batch may run, in the batch contract's order (intersected with the enabled surface). */
-export const BATCHABLE = [
-  "list_sessions",
-  "list_windows",
-  "list_panes",
-  "get_pane_info",
-  "get_server_info",
-  "capture_pane",
-  "capture_since",
-  "search_panes",
-  "show_option",
-  "show_hooks",
-  "show_environment",
-  "get_session_info",
-  "get_window_info",
-  "find_pane_by_position",
-  "get_tmux_variables",
-  "snapshot_pane",
-] as const;
+import { defineTool, type ToolSpec } from "../tool_types.ts";
 
 /** The ceiling of the complete JSON-RPC response, framing included (the batch contract). */
 export const RESPONSE_LIMIT = 1_000_000;
@@ -66,13 +46,11 @@ const outputSchema = z.object({
 
 /** The advertised input: the batch contract's union of per-tool shapes, from the enabled tools' schemas. */
 function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
-  const variants = BATCHABLE.flatMap((name) => {
-    const spec = effective.find((t) => t.name === name);
-    if (!spec) return [];
-    // No prose per variant: the tool's own entry describes its arguments, and the operations'
-    // description says once that they are that tool's own.
-    return [z.object({ arguments: spec.input.optional(), tool: z.literal(name) }).strict()];
-  });
+  // No prose per variant: the tool's own entry describes its arguments, and the operations'
+  // description says once that they are that tool's own.
+  const variants = effective.filter((spec) => spec.batchable).map((spec) =>
+    z.object({ arguments: spec.input.optional(), tool: z.literal(spec.name) }).strict()
+  );
   const item = variants.length === 0
     ? z.never()
     : variants.length === 1
@@ -89,7 +67,7 @@ function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
 /** `code: message` of an error result. */
 function errorLine(result: ToolResult): string {
   const error = (result.structuredContent as { error?: { code: string; message: string } }).error;
-  return error ? `${error.code}: ${error.message}` : "tmux_failed: the call failed";
+  return error ? `${error.code}: ${error.message}` : "internal_error: the call failed";
 }
 
 type Batch = z.infer<typeof outputSchema>;
@@ -162,7 +140,8 @@ export const batchTools = [
     capability: { reach: "none", effects: "observe", output: ["metadata", "terminal-text"] },
     summarize: (data) => batchText(data as Batch),
     handler: async ({ operations, onError = "stop" }, ctx) => {
-      const allowed = new Set<string>(BATCHABLE);
+      // Batchable tools that are not enabled still reach invoke, which says how to enable them.
+      const allowed = new Set(ctx.manifest.filter((t) => t.batchable).map((t) => t.name));
       const data: Batch = {
         results: [],
         succeeded: 0,

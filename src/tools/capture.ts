@@ -4,7 +4,7 @@ import { ToolError } from "../errors.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane, snapshotPane } from "../tmux/capture.ts";
 import { checkGeneration } from "../tmux/targets.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { paneIdSchema, pickShape } from "../rows.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema } from "./common.ts";
 
@@ -43,6 +43,7 @@ export const captureTools = [
   defineTool({
     name: "capture_pane",
     toolset: "inspect",
+    batchable: true,
     title: "Capture pane text",
     description: "Read a pane's text (no colours): by default what its screen shows now. Lines " +
       "count from 0 at the screen's top, negative ones into scrollback; `end: -1` is the line " +
@@ -113,6 +114,7 @@ export const captureTools = [
   defineTool({
     name: "snapshot_pane",
     toolset: "inspect",
+    batchable: true,
     title: "Snapshot a pane",
     description: "A pane's screen plus its state at that instant: cursor, size, mode (copy mode) " +
       "and scroll position, alternate screen, command, exit status, title.",

@@ -5,7 +5,7 @@
  * have one.
  */
 import { z } from "zod";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { waitShape } from "./common.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */

@@ -5,7 +5,7 @@ import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 import { describeSocket } from "../tmux/argv.ts";
 import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { defineTool, type ToolContext } from "../tool_types.ts";
 import {
   paneRowSchema,
   pickShape,
@@ -73,6 +73,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_sessions",
     toolset: "inspect",
+    batchable: true,
     title: "List tmux sessions",
     description: "List sessions ($N): name, window count, people attached, creation time, start " +
       "directory. Start here.",
@@ -94,6 +95,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_windows",
     toolset: "inspect",
+    batchable: true,
     title: "List tmux windows",
     description: "List windows (@N): index, name, session, size, pane count, active and zoomed.",
     input: z.object({
@@ -117,6 +119,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_panes",
     toolset: "inspect",
+    batchable: true,
     title: "List tmux panes",
     description: "List panes (%N): generation, position and size, command, directory, dead or in " +
       "a mode, isCaller (this server's own pane) and isAttended (a person sees it).",

@@ -16,7 +16,7 @@ import {
   sendKeys,
   setSynchronizePanes,
 } from "../tmux/input.ts";
-import { type ActingContext, defineTool } from "../tool_spec.ts";
+import { type ActingContext, defineTool } from "../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { GUARDED, sleep } from "./common.ts";
 

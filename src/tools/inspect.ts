@@ -18,7 +18,7 @@ import {
   resolveSessionRef,
   rethrowPaneMissing,
 } from "../tmux/targets.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import {
   paneDetailsSchema,
   paneIdSchema,
@@ -51,6 +51,7 @@ export const inspectTools = [
   defineTool({
     name: "get_server_info",
     toolset: "inspect",
+    batchable: true,
     title: "tmux server info",
     description: "The tmux server in use: version, socket, pid, counts of sessions, windows, " +
       "panes, clients and people, and whether this MCP server runs inside it (callerPaneId).",
@@ -117,6 +118,7 @@ export const inspectTools = [
   defineTool({
     name: "get_session_info",
     toolset: "inspect",
+    batchable: true,
     title: "Session details",
     description: "One session: name, creation time, people attached, start directory, active " +
       "window and its windows.",
@@ -150,6 +152,7 @@ export const inspectTools = [
   defineTool({
     name: "get_window_info",
     toolset: "inspect",
+    batchable: true,
     title: "Window details",
     description: "One window: size, layout string, zoom, active pane and its panes.",
     input: z.object({ windowId: windowIdSchema }).strict(),
@@ -178,6 +181,7 @@ export const inspectTools = [
   defineTool({
     name: "get_pane_info",
     toolset: "inspect",
+    batchable: true,
     title: "Pane details",
     description: "One pane's row plus scrollback size and limit, exit status if dead, and " +
       "whether a full-screen program (alternate screen) is on.",
@@ -197,6 +201,7 @@ export const inspectTools = [
   defineTool({
     name: "find_pane_by_position",
     toolset: "inspect",
+    batchable: true,
     title: "Pane at a window corner",
     description: 'Which pane is at a corner of a window: for "the left pane" or "the ' +
       'bottom-right one".',
@@ -233,6 +238,7 @@ export const inspectTools = [
   defineTool({
     name: "get_tmux_variables",
     toolset: "inspect",
+    batchable: true,
     title: "Read tmux format variables",
     description: "Resolve tmux format variables by bare name (pane_current_command, not #{…}) " +
       "for a pane or tmux's current one. Environment and secret-looking names are withheld.",

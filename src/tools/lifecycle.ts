@@ -16,7 +16,7 @@ import {
   splitWindow,
 } from "../tmux/lifecycle.ts";
 import { PANE_LIMITS } from "../live/emulator.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
 const META = {

@@ -14,7 +14,7 @@ import {
   setMouse,
   setPaneTitle,
 } from "../tmux/manage.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;

@@ -19,7 +19,7 @@ import {
   swapPanes,
 } from "../tmux/manage.ts";
 import { PANE_LIMITS } from "../live/emulator.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { sessionRefSchema, VIEW_GUARDED } from "./common.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;

@@ -11,7 +11,7 @@ import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../tmux/input.ts";
 import { awaitRun, launchRun, POSIX_SHELLS } from "../tmux/run.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { ASK_TEXT, generationSchema, maxBytesSchema, maxLinesSchema, waitShape } from "./common.ts";
 
 const { text: _text, ...boundedShape } = textResultShape;

@@ -4,7 +4,7 @@ import { withContent } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePaneCells } from "../tmux/capture_seed.ts";
 import { checkGeneration } from "../tmux/targets.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { generationSchema } from "./common.ts";
 import { THEMES } from "../render/palette.ts";
 import { CELL, shootCapture, shootTerminal, type Shot, SHOT_LIMITS } from "../render/screenshot.ts";

@@ -16,7 +16,7 @@ import { captureMany } from "../tmux/capture_many.ts";
 import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { pickShape } from "../rows.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { compilePattern, matchText, PATTERN_LIMITS, sessionRefSchema, sleep } from "./common.ts";
 
 /** Aggregate ceilings of one search. */
@@ -49,6 +49,7 @@ export const searchTools = [
   defineTool({
     name: "search_panes",
     toolset: "inspect",
+    batchable: true,
     title: "Search pane text",
     description:
       "Find which panes show a text: matching lines with pane, window and line number, from " +

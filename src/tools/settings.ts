@@ -15,7 +15,7 @@ import {
   LIST_LIMIT,
   truncatedFlag,
 } from "../results.ts";
-import { defineTool } from "../tool_spec.ts";
+import { defineTool } from "../tool_types.ts";
 import { sessionRefSchema } from "./common.ts";
 import { SECRET_NAME } from "../tmux/environment.ts";
 
@@ -32,6 +32,7 @@ export const settingsTools = [
   defineTool({
     name: "show_option",
     toolset: "inspect",
+    batchable: true,
     title: "Read a tmux option",
     description: "Read a tmux option at a scope: `value` is what applies there (maybe inherited) " +
       "and `set` whether it is set at that very scope.",
@@ -62,6 +63,7 @@ export const settingsTools = [
   defineTool({
     name: "show_environment",
     toolset: "inspect",
+    batchable: true,
     title: "Read the tmux environment",
     description: "The tmux global environment or one session's. Secret-looking names are " +
       "withheld.",
@@ -112,6 +114,7 @@ export const settingsTools = [
   defineTool({
     name: "show_hooks",
     toolset: "inspect",
+    batchable: true,
     title: "Read tmux hooks",
     description: "The hooks set globally or on one session.",
     input: z.object({

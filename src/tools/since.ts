@@ -10,7 +10,7 @@ import { readFrom, readScreen } from "../live/read.ts";
 import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { defineTool, type ToolContext } from "../tool_types.ts";
 import { paneIdSchema } from "../rows.ts";
 import { cursorStream, maxBytesSchema, maxLinesSchema, sleep, waitShape } from "./common.ts";
 
@@ -64,6 +64,7 @@ export const sinceTools = [
   defineTool({
     name: "capture_since",
     toolset: "inspect",
+    batchable: true,
     title: "Read new pane output",
     description: "Follow a pane: read what changed since your last read, as the terminal shows " +
       "it. Without `cursor`: the screen and a cursor; pass it back to get the changes since and " +

@@ -11,7 +11,7 @@ import { preflightContained } from "../guard/preflight.ts";
 import type { GuardTarget } from "../guard/rules.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { clearScrollback, type KillTarget, killTarget } from "../tmux/teardown.ts";
-import { type ActingContext, defineTool } from "../tool_spec.ts";
+import { type ActingContext, defineTool } from "../tool_types.ts";
 import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;

@@ -26,7 +26,7 @@ import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { snapshot } from "../tmux/queries.ts";
 import { checkGeneration } from "../tmux/targets.ts";
-import { defineTool, type ToolContext } from "../tool_spec.ts";
+import { defineTool, type ToolContext } from "../tool_types.ts";
 import {
   compilePattern,
   cursorStream,

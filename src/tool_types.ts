@@ -43,9 +43,11 @@ export interface ToolContext {
   readonly progress?: (update: { progress: number; total?: number; message: string }) => void;
   /**
    * Run another enabled tool through the same validation, handler and error mapping as a direct
-   * call (used by call_read_tools_batch).
+   * call (used by the read batch, docs/design.md §1.3).
    */
   readonly invoke: (name: string, args: unknown) => Promise<ToolResult>;
+  /** Every tool this version has, enabled or not (the batch reads which ones are batchable). */
+  readonly manifest: readonly ToolSpec[];
 }
 
 /** What a manage, execute or teardown handler gets: the read context plus the input queue. */
@@ -85,6 +87,8 @@ export interface ToolSpec<
   output: O;
   annotations: AnnotationClass;
   capability: Capability;
+  /** May run inside the read batch (docs/design.md §1.3); only read-only tools may. */
+  batchable?: true;
   /** The text block of a success, when compact JSON of the data is not wanted (the batch). */
   summarize?: (data: unknown) => string;
   /** Runs the call; its context is narrowed to what the tool's toolset may do. */

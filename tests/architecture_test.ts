@@ -1,0 +1,368 @@
+/**
+ * The layer rules of docs/design.md §2, checked over the import graph of src/, main.ts and mod.ts:
+ * no import circle, imports point down the layer list, the leaves (src/live/, src/render/) and the
+ * funnel (src/tmux/) stay below what they must not reach, each toolset's tool files import only
+ * the funnel modules their powers allow and never each other, every acting tool file goes through
+ * the guard, only src/sdk.ts imports the SDK and only src/tmux/ spawns processes, and every
+ * `§n.m` a file cites exists in docs/design.md.
+ */
+import { assert, assertEquals } from "./support/assert.ts";
+import type { ToolSpec } from "../src/tool_types.ts";
+import { TOOLS } from "../src/catalog.ts";
+import type { Toolset } from "../src/config.ts";
+
+const root = new URL("../", import.meta.url);
+
+/** Project modules every tool file may import, whatever its toolset. */
+const SHARED = [
+  "src/errors.ts",
+  "src/results.ts",
+  "src/rows.ts",
+  "src/tool_types.ts",
+  "src/tools/common.ts",
+];
+
+/** Read-only funnel modules: what an inspect tool may reach. */
+const READ = [
+  "src/tmux/argv.ts",
+  "src/tmux/capture.ts",
+  "src/tmux/capture_many.ts",
+  "src/tmux/capture_seed.ts",
+  "src/tmux/command.ts",
+  "src/tmux/environment.ts",
+  "src/tmux/queries.ts",
+  "src/tmux/settings.ts",
+  "src/tmux/targets.ts",
+  "src/tmux/live.ts",
+  "src/live/",
+  "src/render/",
+];
+
+/** What each toolset may import beyond {@link SHARED}. */
+const ALLOWED: Record<Toolset, readonly string[]> = {
+  inspect: READ,
+  manage: [
+    ...READ,
+    "src/guard/",
+    "src/tmux/manage.ts",
+    "src/tmux/labels.ts",
+    "src/tmux/layout.ts",
+  ],
+  execute: [
+    ...READ,
+    "src/guard/",
+    "src/tmux/input.ts",
+    "src/tmux/lifecycle.ts",
+    "src/tmux/run.ts",
+  ],
+  teardown: [...READ, "src/guard/", "src/tmux/teardown.ts"],
+};
+
+/**
+ * The layer list of docs/design.md §2, top to bottom: a module imports only modules of its own
+ * layer or a lower one. A path ending in "/" is a folder; a file named exactly wins over a folder
+ * holding it (src/tools/common.ts is a shared helper, not a tool file).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["main.ts", "mod.ts"],
+  ["src/stdio_transport.ts"],
+  ["src/http/"],
+  ["src/server.ts"],
+  ["src/jsonrpc.ts"],
+  ["src/host.ts"],
+  ["src/sdk.ts"],
+  ["src/catalog.ts"],
+  ["src/tools/"],
+  ["src/tools/common.ts", "src/results.ts", "src/errors.ts", "src/guard/", "src/tool_types.ts"],
+  ["src/config.ts", "src/config/"],
+  ["src/tmux/"],
+  ["src/rows.ts"],
+  ["src/live/"],
+  ["src/render/"],
+  ["src/version.ts", "src/utf8.ts"],
+];
+
+/** Every layer uses it to report failures (docs/design.md §2.1), so it may be imported from anywhere. */
+const EVERYWHERE = "src/errors.ts";
+
+/**
+ * Import circles that exist today and are being removed. Each entry is one whole circle (its
+ * files, sorted); any other circle, or a file joining this one, fails the test.
+ * TODO(issue 30 item 1): src/live/read.ts and src/live/stream.ts share the read-mark vocabulary
+ * (`ReadMark`); once it has its own module, delete this entry.
+ */
+const KNOWN_CIRCLES: readonly string[] = ["src/live/read.ts src/live/stream.ts"];
+
+function under(path: string, entry: string): boolean {
+  return entry.endsWith("/") ? path.startsWith(entry) : path === entry;
+}
+
+/** Project-relative paths a source file imports (bare specifiers such as "zod" are skipped). */
+function projectImports(file: string, source: string): string[] {
+  const specifiers = source.matchAll(/(?:\bfrom\s+|\bimport\s*\(?\s*)"(\.{1,2}\/[^"]+)"/g);
+  return [...specifiers].map((m) =>
+    new URL(m[1], new URL(file, root)).pathname.slice(root.pathname.length)
+  );
+}
+
+/** The imports of `file` that its toolsets do not allow. */
+function violations(file: string, source: string, toolsets: readonly Toolset[]): string[] {
+  const allowed = [...SHARED, ...toolsets.flatMap((t) => ALLOWED[t])];
+  return projectImports(file, source)
+    .filter((path) => !allowed.some((a) => under(path, a)))
+    .map((path) => `${file} (${toolsets.join(",")}) imports ${path}`);
+}
+
+/** Every TypeScript file of src/ (recursively), plus main.ts and mod.ts, with its source. */
+async function sources(): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const walk = async (dir: string) => {
+    for await (const entry of Deno.readDir(new URL(dir, root))) {
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory) await walk(`${path}/`);
+      else if (entry.name.endsWith(".ts")) {
+        found.set(path, await Deno.readTextFile(new URL(path, root)));
+      }
+    }
+  };
+  await walk("src/");
+  for (const file of ["main.ts", "mod.ts"]) {
+    found.set(file, await Deno.readTextFile(new URL(file, root)));
+  }
+  return found;
+}
+
+/** The import graph: each file and the project files it imports. */
+function importGraph(files: Map<string, string>): Map<string, string[]> {
+  return new Map([...files].map(([file, source]) => [file, projectImports(file, source)]));
+}
+
+/** The import circles of a graph: its strongly connected parts with a cycle (Tarjan), sorted. */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[] = [];
+  const visit = (file: string) => {
+    index.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const part: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      part.push(member);
+    } while (member !== file);
+    if (part.length > 1 || (graph.get(file) ?? []).includes(file)) {
+      found.push(part.sort().join(" "));
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found.sort();
+}
+
+function layerOf(path: string): number {
+  const exact = LAYERS.findIndex((layer) => layer.includes(path));
+  return exact >= 0 ? exact : LAYERS.findIndex((layer) => layer.some((e) => under(path, e)));
+}
+
+/** Imports that point up the layer list, and files the list does not place. */
+function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of graph) {
+    const own = layerOf(file);
+    if (own < 0) found.push(`${file} is in no layer of docs/design.md §2`);
+    for (const path of imports) {
+      if (path !== EVERYWHERE && layerOf(path) < own) found.push(`${file} imports ${path} (up)`);
+    }
+  }
+  return found;
+}
+
+/** Imports of files under `folder` that leave it, other than to `allowed`. */
+function leavingImports(
+  graph: ReadonlyMap<string, readonly string[]>,
+  folder: string,
+  allowed: readonly string[],
+): string[] {
+  return [...graph].filter(([file]) => file.startsWith(folder)).flatMap(([file, imports]) =>
+    imports.filter((path) => !path.startsWith(folder) && !allowed.some((a) => under(path, a)))
+      .map((path) => `${file} imports ${path}`)
+  );
+}
+
+/** The numbers (`2`, `2.1`) docs/design.md defines: its `## N.` sections and `**N.M` rules. */
+function designNumbers(design: string): Set<string> {
+  return new Set([
+    ...[...design.matchAll(/^## (\d+)\. /gm)].map((m) => m[1]),
+    ...[...design.matchAll(/^\*\*(\d+\.\d+) /gm)].map((m) => m[1]),
+  ]);
+}
+
+/** `§n` and `§n.m` citations in a text that name nothing in `numbers`. */
+function missingCitations(file: string, text: string, numbers: ReadonlySet<string>): string[] {
+  return [...text.matchAll(/§(\d+(?:\.\d+)?)/g)]
+    .filter((m) => !numbers.has(m[1]))
+    .map((m) => `${file} cites §${m[1]}`);
+}
+
+/** Each tool file and its toolsets, read from the specs the module exports (no list of names). */
+async function toolFiles(): Promise<Array<{ file: string; toolsets: Toolset[] }>> {
+  const found: Array<{ file: string; toolsets: Toolset[] }> = [];
+  for await (const entry of Deno.readDir(new URL("src/tools/", root))) {
+    if (!entry.name.endsWith(".ts") || entry.name === "common.ts") continue;
+    const file = `src/tools/${entry.name}`;
+    const module = await import(new URL(file, root).href) as Record<string, unknown>;
+    const specs = Object.values(module).filter(Array.isArray).flat() as ToolSpec[];
+    const toolsets = [...new Set(specs.map((s) => s.toolset))];
+    if (toolsets.length > 0) found.push({ file, toolsets });
+  }
+  return found;
+}
+
+const files = await sources();
+const graph = importGraph(files);
+
+Deno.test("tool files import only the funnel modules their toolsets allow, and never each other", async () => {
+  const tools = await toolFiles();
+  const found = tools.flatMap(({ file, toolsets }) => violations(file, files.get(file)!, toolsets));
+  assertEquals(found, []);
+  assert(tools.length >= 10, `${tools.length} tool files checked`);
+});
+
+Deno.test("every execute or teardown tool file goes through the guard", async () => {
+  const acting = (await toolFiles()).filter(({ toolsets }) =>
+    toolsets.includes("execute") || toolsets.includes("teardown")
+  );
+  const unguarded = acting
+    .filter(({ file }) => !graph.get(file)!.some((path) => path.startsWith("src/guard/")))
+    .map(({ file }) => file);
+  assertEquals(unguarded, []);
+  assert(acting.length >= 3, `${acting.length} acting tool files checked`);
+});
+
+Deno.test("no import circle in src/, main.ts and mod.ts but the one being removed", () => {
+  assertEquals(circles(graph).filter((circle) => !KNOWN_CIRCLES.includes(circle)), []);
+});
+
+Deno.test("imports point down the layer list of docs/design.md §2", () => {
+  assertEquals(upwardImports(graph), []);
+});
+
+Deno.test("src/live/ and src/render/ import only src/errors.ts, src/utf8.ts and their own folder", () => {
+  const leaves = ["src/errors.ts", "src/utf8.ts"];
+  assertEquals(leavingImports(graph, "src/live/", leaves), []);
+  assertEquals(leavingImports(graph, "src/render/", leaves), []);
+});
+
+Deno.test("src/tmux/ never imports the tools, the guard, the server or src/results.ts", () => {
+  const above = ["src/tools/", "src/guard/", "src/server.ts", "src/results.ts"];
+  const found = [...graph].filter(([file]) => file.startsWith("src/tmux/"))
+    .flatMap(([file, imports]) =>
+      imports.filter((path) => above.some((a) => under(path, a))).map((p) => `${file} → ${p}`)
+    );
+  assertEquals(found, []);
+});
+
+Deno.test("only src/sdk.ts imports the SDK, and only the protocol layer imports src/sdk.ts", () => {
+  const protocol = ["src/server.ts", "src/stdio_transport.ts", "src/jsonrpc.ts", "src/http/"];
+  const found: string[] = [];
+  for (const [file, source] of files) {
+    if (file !== "src/sdk.ts" && /"(npm:)?@modelcontextprotocol\/sdk/.test(source)) {
+      found.push(`${file} imports the SDK package`);
+    }
+    if (/@modelcontextprotocol\/sdk\/client/.test(source)) found.push(`${file} imports the client`);
+    if (graph.get(file)!.includes("src/sdk.ts") && !protocol.some((p) => under(file, p))) {
+      found.push(`${file} imports src/sdk.ts`);
+    }
+  }
+  assertEquals(found, []);
+});
+
+Deno.test("only src/tmux/ spawns processes", () => {
+  const spawning = [...files]
+    .filter(([file, source]) =>
+      !file.startsWith("src/tmux/") && /Deno\.(Command|run)\b/.test(source)
+    )
+    .map(([file]) => file);
+  assertEquals(spawning, []);
+});
+
+Deno.test("every § a source, test or script cites exists in docs/design.md", async () => {
+  const numbers = designNumbers(await Deno.readTextFile(new URL("docs/design.md", root)));
+  assert(numbers.has("2") && numbers.has("2.1") && numbers.has("9.1"), [...numbers].join(" "));
+  const cited = new Map(files);
+  for (const dir of ["tests/", "tests/support/", "scripts/"]) {
+    for await (const entry of Deno.readDir(new URL(dir, root))) {
+      if (!entry.isFile || !entry.name.endsWith(".ts")) continue;
+      cited.set(`${dir}${entry.name}`, await Deno.readTextFile(new URL(dir + entry.name, root)));
+    }
+  }
+  const found = [...cited].flatMap(([file, text]) => missingCitations(file, text, numbers));
+  assertEquals(found, []);
+});
+
+Deno.test("a tool's name is a string in at most two files of src/: its own and one that words a text", () => {
+  const found = TOOLS.flatMap(({ name }) => {
+    const spelled = [...files].filter(([file, source]) =>
+      file.startsWith("src/") && source.includes(`"${name}"`)
+    ).map(([file]) => file);
+    return spelled.length > 2 ? [`${name}: ${spelled.join(", ")}`] : [];
+  });
+  assertEquals(found, []);
+});
+
+Deno.test("the checks flag what they are for", () => {
+  const source = 'import { sendKeys } from "../tmux/input.ts";\n' +
+    'import { x } from "./capture.ts";\nimport { z } from "zod";\n' +
+    'import { snapshot } from "../tmux/queries.ts";\n';
+  assertEquals(violations("src/tools/sneaky.ts", source, ["inspect"]), [
+    "src/tools/sneaky.ts (inspect) imports src/tmux/input.ts",
+    "src/tools/sneaky.ts (inspect) imports src/tools/capture.ts",
+  ]);
+  assertEquals(violations("src/tools/sneaky.ts", source, ["execute"]), [
+    "src/tools/sneaky.ts (execute) imports src/tools/capture.ts",
+  ]);
+  const looped = new Map([
+    ["a.ts", ["b.ts"]],
+    ["b.ts", ["c.ts", "d.ts"]],
+    ["c.ts", ["a.ts"]],
+    ["d.ts", ["d.ts"]],
+    ["e.ts", ["a.ts"]],
+  ]);
+  assertEquals(circles(looped), ["a.ts b.ts c.ts", "d.ts"]);
+  assertEquals(
+    upwardImports(new Map([["src/tmux/x.ts", ["src/server.ts", "src/errors.ts", "src/utf8.ts"]]])),
+    ["src/tmux/x.ts imports src/server.ts (up)"],
+  );
+  assertEquals(
+    leavingImports(new Map([["src/live/x.ts", ["src/live/y.ts", "src/tmux/z.ts"]]]), "src/live/", [
+      "src/errors.ts",
+    ]),
+    ["src/live/x.ts imports src/tmux/z.ts"],
+  );
+  assertEquals(
+    missingCitations("f.ts", "see \u00a72.1 and \u00a72.99, \u00a712", new Set(["2", "2.1"])),
+    ["f.ts cites \u00a72.99", "f.ts cites \u00a712"],
+  );
+  assertEquals(
+    projectImports(
+      "src/a.ts",
+      'export { b } from "./b.ts";\nimport "./c.ts";\nawait import("./d.ts");',
+    ),
+    ["src/b.ts", "src/c.ts", "src/d.ts"],
+  );
+});
