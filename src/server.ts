@@ -5,7 +5,15 @@
  */
 import type { z } from "zod";
 import { CallConsent, type Elicit, GRANT_MINUTES, GrantBook } from "./ask.ts";
-import { capabilityRow, denialHint, effectiveTools, toolListEntry, TOOLS } from "./catalog.ts";
+import {
+  APP_TOOLS,
+  appTools,
+  capabilityRow,
+  denialHint,
+  effectiveTools,
+  toolListEntry,
+  TOOLS,
+} from "./catalog.ts";
 import type { Config } from "./config.ts";
 import { preview, ToolError } from "./errors.ts";
 import { errorResult, successResult, type ToolResult } from "./results.ts";
@@ -25,6 +33,8 @@ import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
 import type { ActingContext, ToolSpec } from "./tool_spec.ts";
+import { PANE_VIEW_META, PANE_VIEW_URI, rendersViews, VIEW_MIME_TYPE } from "./view/resource.ts";
+import { PANE_VIEW_HTML } from "./view/page_html.ts";
 
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";
@@ -76,6 +86,16 @@ Rules:
 
 Resource ${CAPABILITIES_URI} lists the enabled tools and what each can reach.`;
 }
+
+/** The pane view as resources/list shows it (docs/design.md §10.1). */
+const PANE_VIEW_RESOURCE = {
+  uri: PANE_VIEW_URI,
+  name: "pane-view",
+  title: "Pane view",
+  description: "show_pane's live view of a pane (MCP Apps).",
+  mimeType: VIEW_MIME_TYPE,
+  _meta: PANE_VIEW_META,
+};
 
 /** Options of one MCP session on a host. */
 export interface McpSessionOptions {
@@ -180,9 +200,13 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   const log = options.log ?? (() => {});
   const { tmux, live } = host;
   const tools = effectiveTools(config);
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const built = new Set(TOOLS.map((t) => t.name));
+  // App-only tools (docs/design.md §10.2) are served like any other, listed only to view hosts.
+  const apps = appTools(tools);
+  const byName = new Map([...tools, ...apps].map((t) => [t.name, t]));
+  const built = new Set([...TOOLS, ...APP_TOOLS].map((t) => t.name));
   const listed = tools.map((t) => toolListEntry(t, tools));
+  const withApps = [...listed, ...apps.map((t) => toolListEntry(t, tools))];
+  const views = tools.some((t) => t.ui?.resourceUri === PANE_VIEW_URI);
 
   const server = new Server(
     { name: "tmux-mcp", title: "tmux", version },
@@ -192,7 +216,9 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: rendersViews(server.getClientCapabilities()) ? withApps : listed,
+  }));
 
   // Grants belong to this session: another session's agent never inherits them (§6.11).
   const grants = new GrantBook(options.now);
@@ -285,7 +311,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       title: "tmux-mcp capabilities",
       description: "Version, socket, enabled toolsets and tools, and what each tool can reach.",
       mimeType: "application/json",
-    }],
+    }, ...(views ? [PANE_VIEW_RESOURCE] : [])],
   }));
 
   /** This session's grants, after ending those whose pane is gone or was replaced. */
@@ -300,6 +326,16 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   };
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (views && request.params.uri === PANE_VIEW_URI) {
+      return {
+        contents: [{
+          uri: PANE_VIEW_URI,
+          mimeType: VIEW_MIME_TYPE,
+          text: PANE_VIEW_HTML,
+          _meta: PANE_VIEW_META,
+        }],
+      };
+    }
     if (request.params.uri !== CAPABILITIES_URI) {
       throw new McpError(
         JsonRpcErrorCode.InvalidParams,
