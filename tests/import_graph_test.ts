@@ -27,6 +27,7 @@ const READ = [
   "src/tmux/live.ts",
   "src/live/",
   "src/render/",
+  "src/view/",
 ];
 
 /** What each toolset may import beyond {@link SHARED}. */

@@ -24,7 +24,7 @@ export const showPaneTools = [
   defineTool({
     name: "show_pane",
     toolset: "inspect",
-    title: "Show a pane to the person",
+    title: "Show a pane live",
     description: "Show a pane live, in colour, to the person in the chat (where the client " +
       "supports MCP Apps); returns its screen as text.",
     input: z.object({ paneId: paneIdSchema }).strict(),
