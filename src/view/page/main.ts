@@ -147,7 +147,7 @@ let stopped = false;
 let following: string | undefined;
 
 function describeFailure(code: unknown, paneId: string, message: string): string {
-  if (code === "pane_not_found") return `${paneId} was closed.`;
+  if (code === "target_not_found") return `${paneId} was closed.`;
   if (code === "server_not_running" || code === "server_gone") return "The tmux server is gone.";
   return `Stopped following ${paneId}: ${message}`;
 }
