@@ -117,10 +117,10 @@ term.open(screen);
 term.write("\x1b[?7l");
 
 function reportSize(): void {
-  const root = document.documentElement;
+  const box = document.body.getBoundingClientRect();
   post({
     method: "ui/notifications/size-changed",
-    params: { width: root.scrollWidth, height: root.scrollHeight },
+    params: { width: Math.ceil(box.width), height: Math.ceil(box.height) },
   });
 }
 new ResizeObserver(reportSize).observe(document.body);
@@ -155,6 +155,8 @@ function describeFailure(code: unknown, paneId: string, message: string): string
 async function follow(paneId: string): Promise<void> {
   let cursor: string | undefined;
   let restarts = 0;
+  /** The exit status once the program exited (-1: unknown), as the last check said. */
+  let dead: number | undefined;
   while (!stopped) {
     const args: Json = cursor === undefined ? { paneId } : { paneId, cursor, waitMs: WAIT_MS };
     let result: Json;
@@ -178,12 +180,12 @@ async function follow(paneId: string): Promise<void> {
     restarts = 0;
     const frame = data as unknown as Frame;
     await draw(frame);
-    if (frame.dead !== undefined) {
-      const exit = frame.exitStatus === undefined ? "" : ` (exit status ${frame.exitStatus})`;
-      status(
-        frame.dead ? `${paneId}: its program exited${exit}.` : `${paneId} · live`,
-        frame.dead ? "dead" : "live",
-      );
+    if (frame.dead !== undefined) dead = frame.dead ? frame.exitStatus ?? -1 : undefined;
+    const size = `${frame.columns}×${frame.rows}`;
+    if (dead === undefined) status(`${paneId} · ${size} · live`, "live");
+    else {
+      const exit = dead === -1 ? "" : ` (exit status ${dead})`;
+      status(`${paneId} · ${size} · its program exited${exit}`, "dead");
     }
     cursor = frame.cursor;
     if (cursor === undefined) await new Promise((r) => setTimeout(r, POLL_MS));
