@@ -33,7 +33,13 @@ import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
 import type { ActingContext, ToolSpec } from "./tool_spec.ts";
-import { PANE_VIEW_META, PANE_VIEW_URI, rendersViews, VIEW_MIME_TYPE } from "./view/resource.ts";
+import {
+  PANE_VIEW_META,
+  PANE_VIEW_RESOURCE,
+  PANE_VIEW_URI,
+  rendersViews,
+  VIEW_MIME_TYPE,
+} from "./view/resource.ts";
 import { PANE_VIEW_HTML } from "./view/page_html.ts";
 
 /** URI of the capabilities resource. */
@@ -86,16 +92,6 @@ Rules:
 
 Resource ${CAPABILITIES_URI} lists the enabled tools and what each can reach.`;
 }
-
-/** The pane view as resources/list shows it (docs/design.md §10.1). */
-const PANE_VIEW_RESOURCE = {
-  uri: PANE_VIEW_URI,
-  name: "pane-view",
-  title: "Pane view",
-  description: "show_pane's live view of a pane (MCP Apps).",
-  mimeType: VIEW_MIME_TYPE,
-  _meta: PANE_VIEW_META,
-};
 
 /** Options of one MCP session on a host. */
 export interface McpSessionOptions {
@@ -365,6 +361,8 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       grants: await currentGrants(),
       waitMaxMs: config.waitMaxMs,
       tools: tools.map((t) => ({ name: t.name, ...capabilityRow(t) })),
+      // Callable by anyone, though listed only to view hosts (§10.2): shown for audit.
+      appTools: apps.map((t) => ({ name: t.name, ...capabilityRow(t), visibility: ["app"] })),
     };
     return {
       contents: [{

@@ -130,3 +130,58 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "the view says when the pane's program exited, then when the tmux server is gone",
+  ignore: !chromium,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using fx = await TmuxFixture.start();
+    const paneId = (await fx.tmux(
+      "new-window",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "printf 'press enter\\n'; read x; exit 3",
+    )).trim();
+    await fx.tmux("set-option", "-p", "-t", paneId, "remain-on-exit", "on");
+    const hostClient = new Client({ name: "render-test-host", version: "1" }, {
+      capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [VIEW_MIME_TYPE] } } },
+    });
+    const { client, close } = await connectInProcess(["-S", fx.socket], {}, undefined, hostClient);
+    const host = await startViewHost(client, chromium!);
+    const state = (view: Frame) =>
+      view.evaluate(() => {
+        const line = document.getElementById("status");
+        return { state: line?.dataset.state, text: line?.textContent };
+      });
+    try {
+      const view = await host.show(paneId);
+      await shows(view, "press enter");
+      assertEquals((await state(view)).state, "live");
+
+      await fx.tmux("send-keys", "-t", paneId, "Enter");
+      await view.waitForFunction(
+        () => document.getElementById("status")?.dataset.state === "dead",
+        PATIENCE,
+      );
+      assertEquals(
+        (await state(view)).text,
+        `${paneId} · 80×24 · its program exited (exit status 3)`,
+      );
+
+      await fx.tmux("kill-server");
+      await view.waitForFunction(
+        () => document.getElementById("status")?.dataset.state === "gone",
+        PATIENCE,
+      );
+      assertEquals((await state(view)).text, "The tmux server is gone.");
+      assertEquals(host.errors, []);
+    } finally {
+      await host.close();
+      await close();
+    }
+  },
+});

@@ -78,6 +78,11 @@ Deno.test("the view resource: listed and read with the MCP Apps MIME type and a 
     const [content] = contents as Array<{ mimeType: string; text: string; _meta: any }>;
     assertEquals(content.mimeType, "text/html;profile=mcp-app");
     assertEquals(content.text, PANE_VIEW_HTML);
+    const caps = await client.readResource({ uri: "tmux://capabilities" });
+    const document = JSON.parse((caps.contents[0] as { text: string }).text);
+    assertEquals(document.appTools.map((t: any) => [t.name, t.effects, t.visibility]), [
+      ["pane_view_frame", "observe", ["app"]],
+    ]);
     const csp = content._meta.ui.csp;
     for (const key of ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"]) {
       assertEquals(csp[key], [], key);

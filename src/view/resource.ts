@@ -24,6 +24,16 @@ export const PANE_VIEW_META = {
   },
 } as const;
 
+/** The pane view as resources/list shows it (docs/design.md §10.1). */
+export const PANE_VIEW_RESOURCE = {
+  uri: PANE_VIEW_URI,
+  name: "pane-view",
+  title: "Pane view",
+  description: "show_pane's live view of a pane (MCP Apps).",
+  mimeType: VIEW_MIME_TYPE,
+  _meta: PANE_VIEW_META,
+};
+
 /** Whether a client's capabilities advertise the extension with HTML views. */
 export function rendersViews(capabilities: { extensions?: Record<string, unknown> } | undefined) {
   const ui = capabilities?.extensions?.[UI_EXTENSION_ID] as { mimeTypes?: unknown } | undefined;

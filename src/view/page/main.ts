@@ -14,7 +14,7 @@ import { THEME, type ThemeName } from "../../render/palette.ts";
 
 const PROTOCOL_VERSION = "2026-01-26";
 /** How long one frame call waits for a change (the server clamps it to its own ceiling). */
-const WAIT_MS = 10_000;
+const WAIT_MS = 5_000;
 /** Without live mode the server cannot wait: the view asks again after this long. */
 const POLL_MS = 1_000;
 const FRAME_TOOL = "pane_view_frame";
@@ -29,6 +29,7 @@ interface Frame {
   cursorX: number;
   cursorY: number;
   cursor?: string;
+  changed?: boolean;
   dead?: boolean;
   exitStatus?: number;
 }
@@ -179,7 +180,7 @@ async function follow(paneId: string): Promise<void> {
     }
     restarts = 0;
     const frame = data as unknown as Frame;
-    await draw(frame);
+    if (frame.changed !== false) await draw(frame);
     if (frame.dead !== undefined) dead = frame.dead ? frame.exitStatus ?? -1 : undefined;
     const size = `${frame.columns}×${frame.rows}`;
     if (dead === undefined) status(`${paneId} · ${size} · live`, "live");
