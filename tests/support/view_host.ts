@@ -99,6 +99,8 @@ export interface ViewHost {
   errors: string[];
   /** Paths requested from the host's origin other than the page itself. */
   requests: string[];
+  /** How long each proxied tools/call took (ms), in order. */
+  calls: Array<{ name: string; ms: number }>;
   /** The host origin's URL (a fetch from the view to it must be blocked). */
   hostOrigin: string;
   /** Call show_pane with the host's client and mount the view with its result. */
@@ -111,6 +113,7 @@ export interface ViewHost {
 export async function startViewHost(client: Client, chromium: string): Promise<ViewHost> {
   const requests: string[] = [];
   const errors: string[] = [];
+  const calls: Array<{ name: string; ms: number }> = [];
   const listen = (handler: (request: Request) => Response) =>
     Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
   const host = listen((request) => {
@@ -160,7 +163,10 @@ export async function startViewHost(client: Client, chromium: string): Promise<V
       if (!tool || (visibility && !visibility.includes("app"))) {
         throw new Error(`${params?.name} may not be called by the view`);
       }
-      return await client.callTool({ name: params.name, arguments: params.arguments });
+      const started = performance.now();
+      const result = await client.callTool({ name: params.name, arguments: params.arguments });
+      calls.push({ name: params.name, ms: performance.now() - started });
+      return result;
     });
     await page.goto(`${hostOrigin}/`);
     const show = async (paneId: string) => {
@@ -181,7 +187,7 @@ export async function startViewHost(client: Client, chromium: string): Promise<V
       if (!view) throw new Error("the view's frame is missing");
       return view;
     };
-    return { page, errors, requests, hostOrigin, show, close };
+    return { page, errors, requests, calls, hostOrigin, show, close };
   } catch (error) {
     await close();
     throw error;

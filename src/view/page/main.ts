@@ -112,6 +112,14 @@ const term = new Terminal({
   fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
   theme: themeOf("dark"),
 });
+
+/** The host's light or dark theme, for the terminal and the page around it. */
+function applyTheme(name: ThemeName): void {
+  const theme = themeOf(name);
+  term.options.theme = theme;
+  document.documentElement.style.background = theme.background;
+  document.documentElement.style.color = theme.foreground;
+}
 term.loadAddon(new Unicode11Addon());
 term.unicode.activeVersion = "11";
 term.open(screen);
@@ -206,7 +214,7 @@ onNotification = (method, params) => {
   } else if (method === "ui/notifications/tool-result") {
     start((params.structuredContent as Json | undefined)?.paneId);
   } else if (method === "ui/notifications/host-context-changed" && params.theme) {
-    term.options.theme = themeOf(params.theme === "light" ? "light" : "dark");
+    applyTheme(params.theme === "light" ? "light" : "dark");
   }
 };
 
@@ -217,7 +225,7 @@ request("ui/initialize", {
   appCapabilities: {},
 }).then((result) => {
   const context = (result.hostContext ?? {}) as Json;
-  if (context.theme === "light") term.options.theme = themeOf("light");
+  if (context.theme === "light") applyTheme("light");
   post({ method: "ui/notifications/initialized", params: {} });
   status("waiting for show_pane's pane", "wait");
 }).catch((error) => status(`The host did not answer: ${error.message}`, "gone"));
