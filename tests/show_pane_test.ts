@@ -161,6 +161,7 @@ Deno.test("pane_view_frame, called by a client that does not render views: rows 
     assertEquals(frame.lines[0], "\x1b[0;1;32mGREEN\x1b[0m plain");
     assertEquals([frame.columns, frame.rows, frame.lines.length], [80, 24, 24]);
     assertEquals(frame.dead, false);
+    assertEquals(frame.cursorVisible, true);
     assertMatch(frame.cursor, /^ltxc1\./);
 
     // Typed text arrives in a frame the cursor waited for (a frame per change until it shows).
@@ -178,7 +179,14 @@ Deno.test("pane_view_frame, called by a client that does not render views: rows 
       (await fails(client, "pane_view_frame", { paneId, cursor: "x" })).code,
       "invalid_arguments",
     );
-    const other = await window(fx, "exec sleep 100000");
+    // A cursor the program hid before the stream began stays hidden (tmux's flag, not the seed's).
+    const other = await window(fx, "printf 'hidden\\033[?25l'; exec sleep 100000");
+    let hidden: Record<string, any> = {};
+    await eventually(async () => {
+      hidden = await ok(client, "pane_view_frame", { paneId: other });
+      return hidden.lines[0] === "hidden";
+    });
+    assertEquals(hidden.cursorVisible, false);
     assertEquals(
       (await fails(client, "pane_view_frame", { paneId: other, cursor })).code,
       "stale_cursor",

@@ -24,6 +24,7 @@ const output = z.object({
   styled: z.boolean().describe("False when the rows went plain to stay within 1 MiB."),
   cursorX: z.int(),
   cursorY: z.int(),
+  cursorVisible: z.boolean().describe("Whether the program shows the cursor."),
   cursor: z.string().optional().describe("Pass it back to wait for the next change (live only)."),
   changed: z.boolean().describe("False when a wait ended with nothing new."),
   dead: z.boolean().optional().describe("Checked on the first frame and after a quiet wait."),
@@ -58,6 +59,7 @@ async function captured(ctx: ToolContext, paneId: string): Promise<Frame> {
     ...encodeRows(grid),
     cursorX: cells.cursorX,
     cursorY: cells.cursorY,
+    cursorVisible: cells.cursorVisible,
     changed: true,
     ...await life(ctx, paneId),
     terminalContent: "data",
@@ -101,6 +103,14 @@ export const paneViewTools = [
         quiet = await stream.waitForChange(timeout, ctx.signal) === "timeout";
         if (quiet) await live.verify(stream, ctx.signal);
       }
+      // tmux knows whether the cursor is shown even when the program hid it before the stream
+      // began (a seed cannot carry it): one header read, over the control channel when routed.
+      const { cursorVisible } = await capturePaneCells(ctx.tmux, paneId, {
+        historyRows: 0,
+        maxScreenRows: 1,
+        headerOnly: true,
+        signal: ctx.signal,
+      });
       const emulator = stream.emulator;
       if (!emulator) throw stream.ended ?? new ToolError("stale_cursor", "the stream ended");
       const changes = stream.changes;
@@ -119,6 +129,7 @@ export const paneViewTools = [
         ...encodeRows(grid),
         cursorX: buffer.cursorX,
         cursorY: buffer.cursorY,
+        cursorVisible,
         cursor: formatCursor(stream.id, changes),
         changed: changes > seen,
         ...(cursor === undefined || quiet ? await life(ctx, paneId) : {}),

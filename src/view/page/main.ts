@@ -28,6 +28,7 @@ interface Frame {
   lines: string[];
   cursorX: number;
   cursorY: number;
+  cursorVisible?: boolean;
   cursor?: string;
   changed?: boolean;
   dead?: boolean;
@@ -106,6 +107,8 @@ const term = new Terminal({
   scrollback: 0,
   disableStdin: true,
   cursorBlink: false,
+  // Drawn as tmux draws it, though the view never has the keyboard's focus.
+  cursorInactiveStyle: "block",
   drawBoldTextInBrightColors: false,
   allowProposedApi: true,
   fontSize: 13,
@@ -147,6 +150,7 @@ function draw(frame: Frame): Promise<void> {
   let out = "\x1b[0m\x1b[H\x1b[2J";
   frame.lines.slice(0, rows).forEach((line, y) => out += `\x1b[${y + 1};1H${safe(line)}`);
   out += `\x1b[0m\x1b[${frame.cursorY + 1};${frame.cursorX + 1}H`;
+  out += frame.cursorVisible === false ? "\x1b[?25l" : "\x1b[?25h";
   return new Promise((resolve) => term.write(out, resolve));
 }
 
