@@ -17,6 +17,8 @@ const PROTOCOL_VERSION = "2026-01-26";
 const WAIT_MS = 5_000;
 /** Without live mode the server cannot wait: the view asks again after this long. */
 const POLL_MS = 1_000;
+/** At most about 30 frames a second: a busy pane costs the host no more calls than that. */
+const MIN_FRAME_MS = 33;
 const FRAME_TOOL = "pane_view_frame";
 const PANE_ID = /^%\d+$/;
 
@@ -156,6 +158,10 @@ function draw(frame: Frame): Promise<void> {
 
 // --- following the pane ---
 
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
 let stopped = false;
 let following: string | undefined;
 
@@ -173,6 +179,7 @@ async function follow(paneId: string): Promise<void> {
   while (!stopped) {
     const args: Json = cursor === undefined ? { paneId } : { paneId, cursor, waitMs: WAIT_MS };
     let result: Json;
+    const asked = performance.now();
     try {
       result = await request("tools/call", { name: FRAME_TOOL, arguments: args });
     } catch (error) {
@@ -201,7 +208,7 @@ async function follow(paneId: string): Promise<void> {
       status(`${paneId} · ${size} · its program exited${exit}`, "dead");
     }
     cursor = frame.cursor;
-    if (cursor === undefined) await new Promise((r) => setTimeout(r, POLL_MS));
+    await sleep(cursor === undefined ? POLL_MS : MIN_FRAME_MS - (performance.now() - asked));
   }
 }
 
