@@ -75,6 +75,15 @@ Deno.test({
       }
       assertEquals((await rowsOf(view))[0], "GREEN plain");
       assertMatch((await rowsOf(view))[1], /^first-canarysecond-canary$/);
+      // The cursor is drawn where tmux has it: right after the typed text.
+      const cursorAt = await view.evaluate(() => {
+        const rows = [...document.querySelectorAll(".xterm-rows > div")];
+        const y = rows.findIndex((row) => row.querySelector(".xterm-cursor"));
+        const before = [...(rows[y]?.childNodes ?? [])];
+        const x = before.findIndex((n) => (n as Element).classList?.contains("xterm-cursor"));
+        return { y, text: before.slice(0, x).map((n) => n.textContent).join("") };
+      });
+      assertEquals(cursorAt, { y: 1, text: "first-canarysecond-canary" });
 
       // Bold green stays bold green: the DOM renderer's classes and the computed style.
       const green = await view.evaluate(() => {

@@ -128,7 +128,9 @@ function applyTheme(name: ThemeName): void {
 term.loadAddon(new Unicode11Addon());
 term.unicode.activeVersion = "11";
 term.open(screen);
-term.write("\x1b[?7l");
+// No autowrap (rows are placed one by one). Leaving the alternate screen, which it is not on,
+// makes xterm.js draw the cursor before the terminal ever had the keyboard's focus.
+term.write("\x1b[?7l\x1b[?1047l");
 
 function reportSize(): void {
   const box = document.body.getBoundingClientRect();
