@@ -53,6 +53,22 @@ Deno.test("tools/list: show_pane names its view; pane_view_frame is listed only 
     assertEquals(frame._meta!.ui, { resourceUri: PANE_VIEW_URI, visibility: ["app"] });
     // Only the app-only tool is added: everything the model sees is the same.
     assertEquals(withViews.filter((t) => t.name !== "pane_view_frame"), without);
+
+    // A client of the extension that renders no HTML views is not offered the frame tool.
+    const other = await connectInProcess(
+      ["-S", fx.deadSocket],
+      {},
+      undefined,
+      new Client({ name: "other-views", version: "1" }, {
+        capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: ["text/x-other"] } } },
+      }),
+    );
+    try {
+      const listed = (await other.client.listTools()).tools as Listed[];
+      assert(!listed.some((t) => t.name === "pane_view_frame"), "listed without HTML views");
+    } finally {
+      await other.close();
+    }
   } finally {
     await plain.close();
     await views.close();
