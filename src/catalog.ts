@@ -11,6 +11,8 @@ import { captureTools } from "./tools/capture.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { searchTools } from "./tools/search.ts";
 import { screenshotTools } from "./tools/screenshot.ts";
+import { showPaneTools } from "./tools/show_pane.ts";
+import { paneViewTools } from "./tools/pane_view.ts";
 import { sinceTools } from "./tools/since.ts";
 import { waitTools } from "./tools/waits.ts";
 import { channelTools } from "./tools/channels.ts";
@@ -31,6 +33,7 @@ export const TOOLS: readonly ToolSpec[] = [
   ...sinceTools,
   ...searchTools,
   ...screenshotTools,
+  ...showPaneTools,
   ...waitTools,
   ...settingsTools,
   ...batchTools,
@@ -56,6 +59,18 @@ export const SURFACE: Surface = {
 
 function namesOf(set: Toolset): readonly string[] {
   return TOOLS.filter((t) => t.toolset === set).map((t) => t.name);
+}
+
+/**
+ * Tools only an MCP Apps view calls (`_meta.ui.visibility: ["app"]`, docs/design.md §10.2). They
+ * are not in {@link SURFACE}: each is enabled with the model-visible tool whose view calls it.
+ */
+export const APP_TOOLS: readonly ToolSpec[] = [...paneViewTools];
+
+/** The app-only tools the enabled tools' views call. */
+export function appTools(enabled: readonly ToolSpec[]): ToolSpec[] {
+  const views = new Set(enabled.flatMap((t) => t.ui ? [t.ui.resourceUri] : []));
+  return APP_TOOLS.filter((t) => t.ui && views.has(t.ui.resourceUri));
 }
 
 /** MCP annotation hints per class (docs/design.md §1.7). */
@@ -110,6 +125,11 @@ export function effectiveTools(config: Config): ToolSpec[] {
 
 /** For a built tool this configuration hides: what a person can change to enable it. */
 export function denialHint(name: string, config: Config): string {
+  const app = APP_TOOLS.find((t) => t.name === name);
+  if (app) {
+    const owner = TOOLS.find((t) => t.ui?.resourceUri === app.ui?.resourceUri)?.name ?? "…";
+    return `${name} serves ${owner}'s view and is enabled with it: ${denialHint(owner, config)}`;
+  }
   const spec = TOOLS.find((t) => t.name === name);
   if (config.excludeTools.includes(name)) {
     return `${name} is removed by --exclude-tools (or TMUX_MCP_EXCLUDE_TOOLS / LIBTMUX_EXCLUDE_TOOLS); a person can take it off that list.`;
@@ -165,7 +185,20 @@ export function toolListEntry(spec: ToolSpec, effective: readonly ToolSpec[] = T
     inputSchema: inputJsonSchema(spec, effective) as { type: "object"; [k: string]: unknown },
     outputSchema: outputJsonSchema(spec) as { type: "object"; [k: string]: unknown },
     annotations: { title: spec.title, ...ANNOTATIONS[spec.annotations] },
-    _meta: { [CAPABILITY_META_KEY]: capabilityRow(spec) },
+    _meta: { [CAPABILITY_META_KEY]: capabilityRow(spec), ...uiMeta(spec) },
+  };
+}
+
+/**
+ * A tool's MCP Apps metadata: `ui` as the extension's 2026-01-26 protocol has it, plus the older
+ * flat `ui/resourceUri` that hosts built on earlier drafts read.
+ */
+function uiMeta(spec: ToolSpec) {
+  if (!spec.ui) return {};
+  const { resourceUri, visibility } = spec.ui;
+  return {
+    ui: { resourceUri, ...(visibility ? { visibility: [...visibility] } : {}) },
+    "ui/resourceUri": resourceUri,
   };
 }
 

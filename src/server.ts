@@ -5,7 +5,15 @@
  */
 import type { z } from "zod";
 import { CallConsent, type Elicit, GRANT_MINUTES, GrantBook } from "./guard/ask.ts";
-import { capabilityRow, denialHint, effectiveTools, toolListEntry, TOOLS } from "./catalog.ts";
+import {
+  APP_TOOLS,
+  appTools,
+  capabilityRow,
+  denialHint,
+  effectiveTools,
+  toolListEntry,
+  TOOLS,
+} from "./catalog.ts";
 import type { Config } from "./config.ts";
 import { preview, ToolError } from "./errors.ts";
 import { errorResult, successResult, type ToolResult } from "./results.ts";
@@ -26,6 +34,14 @@ import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
 import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
 import type { ActingContext, ToolSpec } from "./tool_types.ts";
+import {
+  PANE_VIEW_META,
+  PANE_VIEW_RESOURCE,
+  PANE_VIEW_URI,
+  rendersViews,
+  VIEW_MIME_TYPE,
+} from "./view/resource.ts";
+import { PANE_VIEW_HTML } from "./view/page_html.ts";
 
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";
@@ -181,9 +197,13 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   const log = options.log ?? (() => {});
   const { tmux, live } = host;
   const tools = effectiveTools(config);
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const built = new Set(TOOLS.map((t) => t.name));
+  // App-only tools (docs/design.md §10.2) are served like any other, listed only to view hosts.
+  const apps = appTools(tools);
+  const byName = new Map([...tools, ...apps].map((t) => [t.name, t]));
+  const built = new Set([...TOOLS, ...APP_TOOLS].map((t) => t.name));
   const listed = tools.map((t) => toolListEntry(t, tools));
+  const withApps = [...listed, ...apps.map((t) => toolListEntry(t, tools))];
+  const views = tools.some((t) => t.ui?.resourceUri === PANE_VIEW_URI);
 
   const server = new Server(
     { name: "tmux-mcp", title: "tmux", version },
@@ -193,7 +213,9 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: rendersViews(server.getClientCapabilities()) ? withApps : listed,
+  }));
 
   // Grants belong to this session: another session's agent never inherits them (§6.11).
   const grants = new GrantBook(options.now);
@@ -288,7 +310,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       title: "tmux-mcp capabilities",
       description: "Version, socket, enabled toolsets and tools, and what each tool can reach.",
       mimeType: "application/json",
-    }],
+    }, ...(views ? [PANE_VIEW_RESOURCE] : [])],
   }));
 
   /** This session's grants, after ending those whose pane is gone or was replaced. */
@@ -303,6 +325,16 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   };
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (views && request.params.uri === PANE_VIEW_URI) {
+      return {
+        contents: [{
+          uri: PANE_VIEW_URI,
+          mimeType: VIEW_MIME_TYPE,
+          text: PANE_VIEW_HTML,
+          _meta: PANE_VIEW_META,
+        }],
+      };
+    }
     if (request.params.uri !== CAPABILITIES_URI) {
       throw new McpError(
         JsonRpcErrorCode.InvalidParams,
@@ -332,6 +364,8 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       grants: await currentGrants(),
       waitMaxMs: config.waitMaxMs,
       tools: tools.map((t) => ({ name: t.name, ...capabilityRow(t) })),
+      // Callable by anyone, though listed only to view hosts (§10.2): shown for audit.
+      appTools: apps.map((t) => ({ name: t.name, ...capabilityRow(t), visibility: ["app"] })),
     };
     return {
       contents: [{

@@ -89,6 +89,12 @@ export interface ToolSpec<
   capability: Capability;
   /** May run inside the read batch (docs/design.md §1.3); only read-only tools may. */
   batchable?: true;
+  /**
+   * MCP Apps (docs/design.md §10): the `ui://` view a host that renders views mounts with this
+   * tool's result, and who may call it: `["app"]` for a tool only that view calls, which is
+   * listed only to clients advertising the extension and enabled with the tool whose view it serves.
+   */
+  ui?: { resourceUri: string; visibility?: readonly ("model" | "app")[] };
   /** The text block of a success, when compact JSON of the data is not wanted (the batch). */
   summarize?: (data: unknown) => string;
   /** Runs the call; its context is narrowed to what the tool's toolset may do. */

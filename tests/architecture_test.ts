@@ -36,6 +36,7 @@ const READ = [
   "src/tmux/live.ts",
   "src/live/",
   "src/render/",
+  "src/view/",
 ];
 
 /** What each toolset may import beyond {@link SHARED}. */
@@ -77,6 +78,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/config.ts", "src/config/"],
   ["src/tmux/"],
   ["src/rows.ts"],
+  ["src/view/"],
   ["src/live/"],
   ["src/render/"],
   ["src/version.ts", "src/utf8.ts"],

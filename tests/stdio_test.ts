@@ -58,7 +58,7 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
     assertEquals(missing.code, "target_not_found");
 
     const { resources } = await client.listResources();
-    assertEquals(resources.map((r) => r.uri), [CAPABILITIES_URI]);
+    assertEquals(resources.map((r) => r.uri), [CAPABILITIES_URI, "ui://tmux-mcp/pane-view"]);
     const read = await client.readResource({ uri: CAPABILITIES_URI });
     const caps = JSON.parse((read.contents[0] as { text: string }).text);
     const tmuxV = await new Deno.Command("tmux", { args: ["-V"] }).output();
@@ -175,6 +175,9 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
         { paneId: "%0" },
         (r) => assertEquals([r.columns, r.pixelWidth], [80, 800]),
       ],
+      ["show_pane", { paneId: "%0" }, (r) => assertEquals([r.paneId, r.width], ["%0", 80])],
+      // App-only: not listed to this client, served all the same (docs/design.md §10.2).
+      ["pane_view_frame", { paneId: "%0" }, (r) => assertEquals(r.columns, 80)],
       // Input tools, into the `sleep` pane (which never reads it).
       [
         "send_keys",
