@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "./support/client.ts";
 import {
+  assertNothingLeft,
   cleanEnv,
   eventually,
   FIXTURE_PREFIX,
@@ -64,6 +65,7 @@ class EmptySocket {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.tmux("kill-server").catch(() => {});
     await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+    await assertNothingLeft(this.dir);
   }
 }
 
@@ -327,7 +329,7 @@ Deno.test("hostile names are stored literally and run no shell job", async () =>
     // Sessions by their exact (hostile) name.
     const byName = await ok<WindowCreated>(client, "create_window", { session: "#{pane_id}" });
     assertEquals(await fx.display(byName.windowId, "#{session_name}"), "#{pane_id}");
-    await new Promise((r) => setTimeout(r, 200));
+    await fx.jobsRan();
     assert(!await exists(canary), "no #(…) ran");
   } finally {
     await close();

@@ -8,15 +8,34 @@ import type { TmuxContext } from "../../src/tmux/context.ts";
 import { PaneQueue } from "../../src/tmux/pane_queue.ts";
 
 /**
- * Prefix of every fixture directory of THIS test run; the leftover check looks for exactly it, so
- * another suite running on the same machine at the same time (a clone of this repo) never trips it.
- *
- * It holds the process id, not a random token: `deno test` evaluates this module once per test
- * file (each file runs in its own worker with its own module instances — a module-level random
- * value differs from file to file), but every file runs in the same process, so `Deno.pid` is the
- * one value all of them, zz_leftovers_test.ts included, agree on.
+ * Prefix of every fixture directory of THIS test run (it holds the test process's id), so a
+ * directory left behind says which run left it.
  */
 export const FIXTURE_PREFIX = `tmux-mcp-test-${Deno.pid}-`;
+
+/**
+ * The leftovers check, run by each fixture as it is disposed: once its server is killed and its
+ * directory removed, no process may name the directory (the tmux server, the MCP server's control
+ * clients, person clients and their `script` wrappers, pane programs all carry the socket path or
+ * files in it) and the directory must be gone. Only this fixture's own processes are looked at:
+ * other tests, other suites and other users on the machine never trip it. Processes get a moment
+ * to exit after the kill (a busy machine schedules them late); a survivor fails the test.
+ */
+export async function assertNothingLeft(dir: string): Promise<void> {
+  const mine = `${dir}/`;
+  let left: string[] = [];
+  const gone = await eventually(async () => {
+    const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+    left = new TextDecoder().decode(out.stdout).split("\n")
+      .filter((line) => line.includes(mine))
+      .map((line) => line.trim());
+    return left.length === 0;
+  }, 20_000);
+  if (!gone) throw new Error(`processes of fixture ${dir} outlived it:\n${left.join("\n")}`);
+  if (await Deno.stat(dir).then(() => true, () => false)) {
+    throw new Error(`fixture directory ${dir} was left behind`);
+  }
+}
 
 /** Environment for tmux processes the fixture starts: ours minus anything naming another server. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -93,6 +112,17 @@ export class TmuxFixture {
   /** Print one format for a target (tmux's own view, for comparing results). */
   async display(target: string, format: string): Promise<string> {
     return (await this.tmux("display-message", "-p", "-t", target, format)).replace(/\n$/, "");
+  }
+
+  /**
+   * Positive sentinel for "no `#()` job ran": start one of our own now and wait until it has run.
+   * A job a hostile string would have started earlier would have run by then too.
+   */
+  async jobsRan(): Promise<void> {
+    const sentinel = `${this.dir}/job-sentinel-${crypto.randomUUID()}`;
+    await this.tmux("display-message", "-p", `#(touch ${sentinel})`);
+    const ran = await eventually(() => Deno.stat(sentinel).then(() => true, () => false), 20_000);
+    if (!ran) throw new Error("tmux never ran the sentinel #() job");
   }
 
   /** The server's pid. */
@@ -213,7 +243,10 @@ export class TmuxFixture {
     return name;
   }
 
-  /** Kill the server (if still running) and remove the directory. */
+  /**
+   * Kill the server (if still running), remove the directory, then check that nothing of this
+   * fixture is left ({@link assertNothingLeft}).
+   */
   async close(): Promise<void> {
     try {
       await this.tmux("kill-server");
@@ -221,6 +254,7 @@ export class TmuxFixture {
       // already gone
     }
     await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+    await assertNothingLeft(this.dir);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -239,10 +273,13 @@ async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
   return false;
 }
 
-/** Poll `check` until it returns true or `ms` passes; for waiting on tmux to settle. */
+/**
+ * Poll `check` until it returns true or `ms` passes; for waiting on a condition. `ms` only matters
+ * when the condition never comes, so it is generous: a busy machine may take seconds.
+ */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
-  ms = 5000,
+  ms = 20_000,
 ): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
