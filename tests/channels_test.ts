@@ -28,8 +28,9 @@ async function waiters(fx: TmuxFixture, channel?: string): Promise<number[]> {
  * command, so a kill from then on cannot beat the command to the server.
  */
 async function blockedOrGone(pid: number): Promise<boolean> {
-  const wchan = await Deno.readTextFile(`/proc/${pid}/wchan`).catch(() => "gone");
-  return wchan === "gone" || wchan.includes("poll");
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+  if (stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
+  return (await Deno.readTextFile(`/proc/${pid}/wchan`).catch(() => "")).includes("poll");
 }
 
 /** A plain `tmux wait-for` on `channel`, returned once its command has reached the server. */
