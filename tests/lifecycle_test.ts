@@ -6,11 +6,11 @@
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "./support/client.ts";
 import {
-  assertNothingLeft,
   cleanEnv,
   eventually,
   FIXTURE_PREFIX,
   nestedClient,
+  removeAndCheck,
   TmuxFixture,
 } from "./support/fixture.ts";
 import { CONFIG_VARIABLES } from "../src/tmux/lifecycle.ts";
@@ -64,8 +64,7 @@ class EmptySocket {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.tmux("kill-server").catch(() => {});
-    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
-    await assertNothingLeft(this.dir);
+    await removeAndCheck(this.dir);
   }
 }
 

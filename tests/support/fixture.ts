@@ -14,14 +14,16 @@ import { PaneQueue } from "../../src/tmux/pane_queue.ts";
 export const FIXTURE_PREFIX = `tmux-mcp-test-${Deno.pid}-`;
 
 /**
- * The leftovers check, run by each fixture as it is disposed: once its server is killed and its
- * directory removed, no process may name the directory (the tmux server, the MCP server's control
- * clients, person clients and their `script` wrappers, pane programs all carry the socket path or
- * files in it) and the directory must be gone. Only this fixture's own processes are looked at:
- * other tests, other suites and other users on the machine never trip it. Processes get a moment
- * to exit after the kill (a busy machine schedules them late); a survivor fails the test.
+ * The leftovers check, run by each fixture as it is disposed, once its server was killed: no
+ * process may name the fixture's directory (the tmux server, the MCP server's control clients,
+ * person clients and their `script` wrappers, pane programs all carry the socket path or files in
+ * it), and the directory is removed and must stay gone. Only this fixture's own processes are
+ * looked at: other tests, other suites and other users on the machine never trip it. Processes
+ * get time to exit after the kill, and the removal is retried, because a busy machine schedules
+ * them late (a shell killed with its server may still be saving its history into the directory);
+ * a survivor fails the test.
  */
-export async function assertNothingLeft(dir: string): Promise<void> {
+export async function removeAndCheck(dir: string): Promise<void> {
   const mine = `${dir}/`;
   let left: string[] = [];
   const gone = await eventually(async () => {
@@ -30,11 +32,13 @@ export async function assertNothingLeft(dir: string): Promise<void> {
       .filter((line) => line.includes(mine))
       .map((line) => line.trim());
     return left.length === 0;
-  }, 20_000);
+  });
   if (!gone) throw new Error(`processes of fixture ${dir} outlived it:\n${left.join("\n")}`);
-  if (await Deno.stat(dir).then(() => true, () => false)) {
-    throw new Error(`fixture directory ${dir} was left behind`);
-  }
+  const removed = await eventually(async () => {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    return !await Deno.stat(dir).then(() => true, () => false);
+  });
+  if (!removed) throw new Error(`fixture directory ${dir} could not be removed`);
 }
 
 /** Environment for tmux processes the fixture starts: ours minus anything naming another server. */
@@ -116,12 +120,24 @@ export class TmuxFixture {
 
   /**
    * Positive sentinel for "no `#()` job ran": start one of our own now and wait until it has run.
-   * A job a hostile string would have started earlier would have run by then too.
+   * A job a hostile string would have started earlier would have run by then too. tmux ends a
+   * client's jobs when the client exits, so ours waits on a channel until its job has run.
    */
   async jobsRan(): Promise<void> {
-    const sentinel = `${this.dir}/job-sentinel-${crypto.randomUUID()}`;
-    await this.tmux("display-message", "-p", `#(touch ${sentinel})`);
-    const ran = await eventually(() => Deno.stat(sentinel).then(() => true, () => false), 20_000);
+    const token = crypto.randomUUID();
+    const sentinel = `${this.dir}/job-sentinel-${token}`;
+    const client = new Deno.Command("tmux", {
+      args: ["-u", "-S", this.socket, "display-message", "-p", `#(touch ${sentinel})`, ";"]
+        .concat(["wait-for", `job-${token}`]),
+      clearEnv: true,
+      env: cleanEnv(),
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const ran = await eventually(() => Deno.stat(sentinel).then(() => true, () => false));
+    await this.tmux("wait-for", "-S", `job-${token}`);
+    await client.status;
     if (!ran) throw new Error("tmux never ran the sentinel #() job");
   }
 
@@ -244,8 +260,8 @@ export class TmuxFixture {
   }
 
   /**
-   * Kill the server (if still running), remove the directory, then check that nothing of this
-   * fixture is left ({@link assertNothingLeft}).
+   * Kill the server (if still running), then remove the directory and check that nothing of this
+   * fixture is left ({@link removeAndCheck}).
    */
   async close(): Promise<void> {
     try {
@@ -253,8 +269,7 @@ export class TmuxFixture {
     } catch {
       // already gone
     }
-    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
-    await assertNothingLeft(this.dir);
+    await removeAndCheck(this.dir);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
