@@ -194,8 +194,11 @@ Deno.test("input to a watched pane proceeds only when the person allows it, exac
     abort.abort();
     assert((await cancelled) instanceof Error);
     assert(await eventually(() => person.withdrawn === 2));
-    await new Promise((r) => setTimeout(r, 200));
-    assertEquals(await rx.typed(), "one\npasted\n");
+    // Sentinel: a later allowed call through the same pane queue; nothing of "six" precedes it.
+    person.will("once");
+    await ok(client, "send_keys", { paneId: rx.paneId, keys: "seven" });
+    assert(await eventually(async () => (await rx.typed()).endsWith("seven\n")), await rx.typed());
+    assertEquals(await rx.typed(), "one\npasted\nseven\n");
   } finally {
     await close();
     await rx.detach();
@@ -266,6 +269,11 @@ Deno.test("a grant lets the session's later calls through unasked, ends at expir
     assertEquals(alice.questions.length, 2);
     await ok(a, "send_keys", { paneId: rx.paneId, keys: "g5" });
     assertEquals(alice.questions.length, 2);
+    // g5 must have reached the pane before the respawn below kills the process reading it.
+    assert(
+      await eventually(async () => (await rx.typed()).endsWith("g5\n")),
+      await rx.typed(),
+    );
 
     // A respawned pane is another process: the grant ends with the old one.
     await fx.tmux("respawn-pane", "-k", "-t", rx.paneId, `while :; do cat >> ${rx.file}; done`);
@@ -273,10 +281,6 @@ Deno.test("a grant lets the session's later calls through unasked, ends at expir
     alice.will("decline");
     await fails(a, "send_keys", { paneId: rx.paneId, keys: "after-respawn" });
     assertEquals(alice.questions.length, 3);
-    assert(
-      await eventually(async () => (await rx.typed()).endsWith("g5\n")),
-      await rx.typed(),
-    );
     assertEquals(await rx.typed(), "g1\ng2\ng3\ng4\ng5\n");
   } finally {
     await close();

@@ -228,7 +228,7 @@ Deno.test("snapshot_pane and capture_pane on a dead pane with remain-on-exit", a
     assert(await eventually(async () => (await fx.display(paneId, "#{pane_dead}")) === "1"));
     // tmux 3.3a learns the exit status a moment after the pane dies, and under polling it
     // sometimes never does (observed); compare with tmux's own view rather than racing it.
-    await eventually(async () => (await fx.display(paneId, "#{pane_dead_status}")) === "7", 1000);
+    await eventually(async () => (await fx.display(paneId, "#{pane_dead_status}")) === "7", 5000);
     const status = await fx.display(paneId, "#{pane_dead_status}");
     const snap = await ok<Record<string, unknown>>(client, "snapshot_pane", { paneId });
     assertEquals([snap.dead, snap.exitStatus], [true, status === "" ? undefined : Number(status)]);

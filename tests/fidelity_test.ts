@@ -49,7 +49,7 @@ async function scene(
       .map((row) => row.replace(/ +$/, ""));
   const shows = async (text: string) => {
     assert(
-      await eventually(async () => (await capture()).join("\n").includes(text), 5000),
+      await eventually(async () => (await capture()).join("\n").includes(text)),
       `tmux never showed ${JSON.stringify(text)}:\n${(await capture()).join("\n")}`,
     );
   };
@@ -69,7 +69,7 @@ async function scene(
         theirs = await capture();
         ours = stream.emulator!.screenRows();
         return JSON.stringify(theirs) === JSON.stringify(ours);
-      }, 3000);
+      });
       assertEquals(ours, theirs, `${step}: the emulator differs from capture-pane`);
     };
     await same("seeded");
@@ -218,7 +218,7 @@ Deno.test("fidelity: resizes while streaming reflow the same way", async () => {
     for (const [x, y] of [[40, 12], [25, 8], [70, 14], [60, 12]]) {
       await fx.tmux("resize-window", "-t", "@0", "-x", String(x), "-y", String(y));
       assert(
-        await eventually(() => stream.emulator!.cols === x && stream.emulator!.rows === y, 3000),
+        await eventually(() => stream.emulator!.cols === x && stream.emulator!.rows === y),
         `the emulator followed the resize to ${x}x${y}`,
       );
       await same(`resized to ${x}x${y}`);
@@ -240,7 +240,7 @@ Deno.test("fidelity: resizes with history above and a long command line being ty
     for (const [x, y] of [[30, 10], [80, 15], [45, 16], [45, 6], [60, 12]]) {
       await fx.tmux("resize-window", "-t", "@0", "-x", String(x), "-y", String(y));
       assert(
-        await eventually(() => stream.emulator!.cols === x && stream.emulator!.rows === y, 3000),
+        await eventually(() => stream.emulator!.cols === x && stream.emulator!.rows === y),
         `the emulator followed the resize to ${x}x${y}`,
       );
       await same(`resized to ${x}x${y} while typing`);
@@ -252,10 +252,10 @@ Deno.test("fidelity: resizes with history above and a long command line being ty
     await fx.tmux("split-window", "-v", "-d", "-t", "%0", "sleep 100000");
     await same("split");
     await fx.tmux("resize-pane", "-Z", "-t", "%0");
-    assert(await eventually(() => stream.emulator!.rows === 12, 3000), "zoomed");
+    assert(await eventually(() => stream.emulator!.rows === 12), "zoomed");
     await same("zoomed");
     await fx.tmux("resize-pane", "-Z", "-t", "%0");
-    assert(await eventually(() => stream.emulator!.rows < 12, 3000), "unzoomed");
+    assert(await eventually(() => stream.emulator!.rows < 12), "unzoomed");
     await same("unzoomed");
   });
 });
@@ -266,14 +266,14 @@ Deno.test("fidelity: a full-screen program entering and leaving the alternate sc
     await Deno.writeTextFile(`${fx.dir}/paged.txt`, text);
     await type(`less ${fx.dir}/paged.txt`, "Enter");
     await shows("row 11 of the paged file");
-    assert(await eventually(() => stream.emulator!.alternate, 3000), "on the alternate screen");
+    assert(await eventually(() => stream.emulator!.alternate), "on the alternate screen");
     await same("less on the alternate screen");
     await type("", "Space");
     await shows("row 22 of the paged file");
     await same("less, next page");
     await type("q");
     await shows("$ less");
-    assert(await eventually(() => !stream.emulator!.alternate, 3000), "back on the normal screen");
+    assert(await eventually(() => !stream.emulator!.alternate), "back on the normal screen");
     await same("after less");
   });
 });
@@ -283,7 +283,7 @@ Deno.test("fidelity: a stream started under a full-screen program restores the s
     assertEquals(stream.emulator!.alternate, true, "seeded on the alternate screen");
     await type(":q!", "Enter");
     await shows("$ vim");
-    assert(await eventually(() => !stream.emulator!.alternate, 3000), "back on the normal screen");
+    assert(await eventually(() => !stream.emulator!.alternate), "back on the normal screen");
     await same("after vim");
   }, {
     before: async ({ type, shows }) => {

@@ -15,7 +15,14 @@ import { RawMain } from "./support/raw_stdio.ts";
 const env = cleanEnv();
 
 /** A regression shows as a failed time bound, not a hung suite: the server thaws after this. */
-const WATCHDOG_MS = 8_000;
+const WATCHDOG_MS = 20_000;
+
+/**
+ * What "bounded" means here: well under the watchdog (a call that waited for the thaw takes at
+ * least WATCHDOG_MS), yet over 5x the deadlines and grace periods at stake (0.3 to 2 s), so a busy
+ * machine does not fail it. How fast these really are is not asserted.
+ */
+const BOUND_MS = 12_000;
 
 /** Start a fixture, stop its server while `body` runs, resume it before closing. */
 async function withFrozen(
@@ -61,14 +68,14 @@ Deno.test("against a stopped server, a tmux call answers timeout at its deadline
     freeze();
     const [listing, listingMs] = await timed(() => listPanes(contextFor(runner)));
     assert(listing instanceof ToolError && listing.code === "timeout", String(listing));
-    assert(listingMs < 1500, `list-panes took ${listingMs} ms`);
+    assert(listingMs < BOUND_MS, `list-panes took ${listingMs} ms`);
     // Input tmux does not read yet (load-buffer -) must not hold the call either.
     const [loaded, loadedMs] = await timed(() =>
       runner.run(["load-buffer", "-"], { stdin: new Uint8Array(1 << 20), effects: "possible" })
     );
     assert(loaded instanceof ToolError && loaded.code === "timeout", String(loaded));
     assertEquals(loaded.effects, "possible");
-    assert(loadedMs < 1500, `load-buffer took ${loadedMs} ms`);
+    assert(loadedMs < BOUND_MS, `load-buffer took ${loadedMs} ms`);
   });
 });
 
@@ -82,7 +89,7 @@ Deno.test("against a stopped server, an aborted tmux call answers cancelled at o
       runner.run(["list-sessions"], { signal: controller.signal })
     );
     assert(error instanceof ToolError && error.code === "cancelled", String(error));
-    assert(ms < 1500, `cancel took ${ms} ms`);
+    assert(ms < BOUND_MS, `cancel took ${ms} ms`);
   });
 });
 
@@ -97,8 +104,8 @@ Deno.test("against a stopped server, a control command times out and its client 
     freeze();
     const [error, ms] = await timed(() => client.command(["list-panes"], undefined, 300));
     assert(error instanceof ToolError && error.code === "timeout", String(error));
-    assert(ms < 1500, `the command took ${ms} ms`);
-    assert(await eventually(() => exited, 2000), "the tmux client process was ended");
+    assert(ms < BOUND_MS, `the command took ${ms} ms`);
+    assert(await eventually(() => exited, 10_000), "the tmux client process was ended");
     await client.close();
   });
 });
@@ -110,7 +117,7 @@ Deno.test("against a stopped server, closing a control client is bounded", async
     // A command in flight when the close starts (its reply never comes).
     const pending = client.command(["list-panes"]).catch((e) => e);
     const [, ms] = await timed(() => client.close());
-    assert(ms < 3000, `close took ${ms} ms`);
+    assert(ms < BOUND_MS, `close took ${ms} ms`);
     assert(client.closed);
     assertEquals((await pending as ToolError).code, "server_gone");
   });
@@ -126,7 +133,7 @@ Deno.test("against a stopped server, an in-process server with a live stream clo
       freeze();
       const [, ms] = await timed(() => close());
       closed = true;
-      assert(ms < 3500, `close took ${ms} ms`);
+      assert(ms < BOUND_MS, `close took ${ms} ms`);
     } finally {
       if (!closed) await close();
     }
@@ -145,11 +152,11 @@ Deno.test("against a stopped server, the stdio process exits soon after stdin cl
     freeze();
     const start = performance.now();
     await main.closeStdin();
-    const status = await main.exited(8000);
+    const status = await main.exited(WATCHDOG_MS + 10_000);
     const ms = performance.now() - start;
-    assert(status, `still running after 8 s; stderr: ${main.stderr}`);
+    assert(status, `still running after 30 s; stderr: ${main.stderr}`);
     assertEquals(status.code, 0);
-    assert(ms < 4000, `exit took ${ms} ms`);
+    assert(ms < BOUND_MS, `exit took ${ms} ms`);
   });
 });
 
@@ -161,9 +168,9 @@ Deno.test("against a stopped server, the stdio process exits soon after SIGTERM"
     freeze();
     const start = performance.now();
     main.kill("SIGTERM");
-    const status = await main.exited(8000);
+    const status = await main.exited(WATCHDOG_MS + 10_000);
     const ms = performance.now() - start;
-    assert(status, `still running after 8 s; stderr: ${main.stderr}`);
-    assert(ms < 4000, `exit took ${ms} ms`);
+    assert(status, `still running after 30 s; stderr: ${main.stderr}`);
+    assert(ms < BOUND_MS, `exit took ${ms} ms`);
   });
 });

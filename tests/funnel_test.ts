@@ -48,8 +48,8 @@ Deno.test("literal() keeps #(...) and #{...} inert in format-expanded arguments"
   const marker = `${fx.dir}/PWNED`;
   const hostile = `#(touch ${marker})#{pane_id}`;
   await runner.run(["rename-window", "-t", "main:0", literal(hostile)]);
-  await new Promise((r) => setTimeout(r, 200)); // a #() job would have run by now
   assertEquals(await fx.display("main:0", "#{window_name}"), hostile);
+  await fx.jobsRan();
   assertEquals(await Deno.stat(marker).then(() => true, () => false), false);
 });
 

@@ -26,6 +26,12 @@ function server(): Promise<TmuxFixture> {
   return TmuxFixture.start({ session: "in", command: "sleep 100000" });
 }
 
+/** Where {@link received} sends its sentinel, by receiving file; `enter` for a canonical tty. */
+const receiving = new Map<string, { fx: TmuxFixture; paneId: string; enter: boolean }>();
+
+/** Typed after everything a test sent: its arrival shows that nothing else is on the way. */
+const SENTINEL = "#end-of-test-input#";
+
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
@@ -57,14 +63,27 @@ async function receiver(
     `bash --norc --noprofile -c '${script}'`,
   )).trim();
   assert(await eventually(() => exists(ready)), `${name} set up its terminal`);
+  receiving.set(file, { fx, paneId, enter: false });
   return { paneId, file };
 }
 
-/** The file once it holds at least `length` bytes and nothing more arrived for a moment. */
-async function received(file: string, length: number): Promise<Uint8Array> {
-  await eventually(async () => (await Deno.stat(file).catch(() => ({ size: 0 }))).size >= length);
-  await new Promise((r) => setTimeout(r, 100));
-  return await Deno.readFile(file);
+/**
+ * The file once a sentinel typed behind everything sent has arrived (tmux writes to a pane in
+ * order, so all that was on its way arrived first), the sentinel taken off.
+ */
+async function received(file: string): Promise<Uint8Array> {
+  const rx = receiving.get(file);
+  if (rx === undefined) throw new Error(`${file} is not a receiver's file`);
+  await rx.fx.tmux("send-keys", "-t", rx.paneId, "-l", SENTINEL);
+  if (rx.enter) await rx.fx.tmux("send-keys", "-t", rx.paneId, "Enter");
+  const tail = SENTINEL + (rx.enter ? "\n" : "");
+  let text = "";
+  await eventually(async () => {
+    text = decoder.decode(await Deno.readFile(file).catch(() => new Uint8Array()));
+    return text.endsWith(tail);
+  });
+  // A synchronized window carries another member's sentinel too: every one is taken off.
+  return encoder.encode(text.replaceAll(tail, ""));
 }
 
 /** Compare bytes, showing text on mismatch. */
@@ -140,7 +159,7 @@ Deno.test("send_keys: text arrives byte-exact; key names are pressed; flag-like 
       assertEquals(sent, { paneId: rx.paneId, resolvedPaneIds: [rx.paneId], sent: true });
       expected += bytes;
     }
-    assertBytes(await received(rx.file, encoder.encode(expected).length), expected, "all sends");
+    assertBytes(await received(rx.file), expected, "all sends");
     assertEquals(
       await fx.display("=in:", "#{session_name}"),
       "in",
@@ -174,7 +193,7 @@ Deno.test("send_keys: 100 KB and the 8 KiB boundary arrive byte-exact through pr
       expected += keys + (enter ? "\r" : "");
       await assertNoBuffers(fx);
     }
-    assertBytes(await received(rx.file, encoder.encode(expected).length), expected, "large sends");
+    assertBytes(await received(rx.file), expected, "large sends");
   } finally {
     await close();
   }
@@ -199,19 +218,19 @@ Deno.test("paste_text: 1,000 lines whole, terminal newlines, bracketed paste, En
       bytes: encoder.encode(text).length,
     });
     // The terminal's usual CR→LF input mapping restores every line exactly.
-    assertBytes(await received(lines.file, pasted.bytes), text, "1,000 lines");
+    assertBytes(await received(lines.file), text, "1,000 lines");
     await assertNoBuffers(fx);
 
     // Unmapped, a paste carries newlines as carriage returns, like a terminal's paste; Enter
     // follows after the documented pause.
     await ok(client, "paste_text", { paneId: raw.paneId, text: "a\nb;", enter: true });
-    assertBytes(await received(raw.file, 5), "a\rb;\r", "raw paste with Enter");
+    assertBytes(await received(raw.file), "a\rb;\r", "raw paste with Enter");
 
     // A program that enabled bracketed paste gets the markers; typed keys never do.
     await ok(client, "paste_text", { paneId: bracketed.paneId, text: "x\ny" });
     await ok(client, "send_keys", { paneId: bracketed.paneId, keys: "z".repeat(9000) });
     const expected = "\x1b[200~x\ry\x1b[201~" + "z".repeat(9000) + "\r";
-    assertBytes(await received(bracketed.file, expected.length), expected, "bracketed");
+    assertBytes(await received(bracketed.file), expected, "bracketed");
     await assertNoBuffers(fx);
   } finally {
     await close();
@@ -284,7 +303,7 @@ Deno.test("guard: the caller's own pane is refused unless force; another server'
     });
     // Same pane id, but $TMUX names another server (pid): not the caller's pane.
     await ok(elsewhere.client, "send_keys", { paneId: rx.paneId, keys: "?", enter: false });
-    assertBytes(await received(rx.file, 5), "yes!?", "only the allowed sends");
+    assertBytes(await received(rx.file), "yes!?", "only the allowed sends");
   } finally {
     await close();
     await elsewhere.close();
@@ -313,7 +332,7 @@ Deno.test("guard: a pane a person watches is refused even with force; --allow-wa
     const paste = await fails(strict.client, "paste_text", { paneId: watchedPane, text: "x" });
     assertEquals(paste.code, "target_denied");
     await ok(strict.client, "send_keys", { paneId: rx.paneId, keys: "fine", enter: false });
-    assertBytes(await received(rx.file, 4), "fine", "the unwatched pane");
+    assertBytes(await received(rx.file), "fine", "the unwatched pane");
     await ok(allowing.client, "send_keys", { paneId: watchedPane, keys: "", enter: true });
   } finally {
     await strict.close();
@@ -352,7 +371,7 @@ Deno.test("guard: missing, dead, copy-mode and input-disabled panes are refused"
     }
     await fx.tmux("send-keys", "-t", copy.paneId, "-X", "cancel");
     await ok(client, "send_keys", { paneId: copy.paneId, keys: "after", enter: false });
-    assertBytes(await received(copy.file, 5), "after", "only after leaving copy mode");
+    assertBytes(await received(copy.file), "after", "only after leaving copy mode");
     await assertNoBuffers(fx);
   } finally {
     await close();
@@ -406,7 +425,7 @@ Deno.test("synchronized window: the cohort is reported, reached once each, and c
     // Every member got every input exactly once (a paste is not copied by tmux itself).
     const each = `s\r${big}\rp\rt`;
     for (const rx of [a, b, c]) {
-      assertBytes(await received(rx.file, each.length), each, `member ${rx.paneId}`);
+      assertBytes(await received(rx.file), each, `member ${rx.paneId}`);
     }
 
     // A member that is the caller's own pane makes the whole cohort refused, unless force.
@@ -434,9 +453,9 @@ Deno.test("synchronized window: the cohort is reported, reached once each, and c
       enter: false,
     });
     assertEquals(alone.resolvedPaneIds, [a.paneId]);
-    assertBytes(await received(a.file, each.length + 3), `${each}fkz`, "a");
-    assertBytes(await received(b.file, each.length + 1), `${each}f`, "b (in copy mode for k)");
-    assertBytes(await received(c.file, each.length + 2), `${each}fk`, "c");
+    assertBytes(await received(a.file), `${each}fkz`, "a");
+    assertBytes(await received(b.file), `${each}f`, "b (in copy mode for k)");
+    assertBytes(await received(c.file), `${each}fk`, "c");
     await assertNoBuffers(fx);
   } finally {
     await close();
@@ -461,7 +480,7 @@ Deno.test("serialization: concurrent input to one pane never interleaves", async
     ]);
     const chunks = [`${A}\r`, `${B}\r`, "C\r", "D\r"];
     const total = chunks.join("").length;
-    const got = decoder.decode(await received(rx.file, total));
+    const got = decoder.decode(await received(rx.file));
     assertEquals(got.length, total);
     const order = got.split("\r").slice(0, -1).map((chunk) => chunk[0]).join("");
     assertEquals([...order].sort().join(""), "ABCD");
@@ -488,7 +507,8 @@ Deno.test("PaneQueue: per server, overlapping sets without deadlock, cancellatio
     () => events.push("third acquired"),
     (error) => events.push(`third ${(error as ToolError).code}`),
   );
-  await new Promise((r) => setTimeout(r, 20));
+  // Sentinel: a later grant of a free pane; a wrong grant of the others would have come first.
+  (await q1.acquire(["%77"]))();
   assertEquals(events, []);
   cancel.abort();
   await third;
@@ -563,8 +583,8 @@ Deno.test("send_keys_batch: the contract's schemas, stop/continue, per-row refus
       { index: 0, resolvedPaneIds: [a.paneId] },
       { index: 3, resolvedPaneIds: [b.paneId] },
     ]);
-    assertBytes(await received(a.file, 8), "one;one;", "row 0 ran in both batches");
-    assertBytes(await received(b.file, 4), "two\r", "row 3 ran only when continuing");
+    assertBytes(await received(a.file), "one;one;", "row 0 ran in both batches");
+    assertBytes(await received(b.file), "two\r", "row 3 ran only when continuing");
     await assertNoBuffers(fx);
   } finally {
     await close();
@@ -656,7 +676,7 @@ Deno.test("send_keys: only exact key names are pressed; words that tmux would ta
     for (const keys of ["end", "^c", "0x41", "up", "End", "C-a"]) {
       await ok(client, "send_keys", { paneId: rx.paneId, keys, enter: false });
     }
-    assertBytes(await received(rx.file, 19), "end^c0x41up\x1b[4~\x01", "typed words, pressed keys");
+    assertBytes(await received(rx.file), "end^c0x41up\x1b[4~\x01", "typed words, pressed keys");
   } finally {
     await close();
   }
@@ -672,7 +692,7 @@ Deno.test("paste_text: CRLF becomes one Enter and embedded paste markers are rem
       text: "one\r\ntwo\x1b[201~\nthree",
     });
     // The receiver never asked for bracketed paste, so the text arrives with LF as CR.
-    assertBytes(await received(rx.file, 13), "one\rtwo\rthree", "normalized paste");
+    assertBytes(await received(rx.file), "one\rtwo\rthree", "normalized paste");
     assertEquals(bytes, 13);
     assertEquals((await fx.tmux("list-buffers")).trim(), "");
   } finally {
@@ -755,8 +775,15 @@ Deno.test("paste_text into bash with bracketed paste: nested end markers never r
     for (const [i, payload] of payloads.entries()) {
       const file = `${fx.dir}/pasted-${i}`;
       await ok(client, "paste_text", { paneId, text: payload.replace("FILE", file) });
-      // Give bash time to run anything a surviving marker would have let through.
-      await new Promise((r) => setTimeout(r, 400));
+      // Sentinel: a word typed behind the paste. Once readline shows it, bash has read all the
+      // paste, and a line a surviving marker let through would have run (bash runs a line before
+      // it reads on). Leading letters absorb what a cut escape sequence would swallow.
+      const sentinel = `sentinel-${i}`;
+      await fx.tmux("send-keys", "-t", paneId, "-l", `zzzz ${sentinel}`);
+      assert(
+        await eventually(async () => (await screen(fx, paneId)).includes(sentinel)),
+        `the sentinel ${i} never showed`,
+      );
       assert(!(await exists(file)), `payload ${i} ran a command before Enter`);
       await ok(client, "send_keys", { paneId, keys: "C-c", enter: false });
     }
@@ -824,7 +851,8 @@ Deno.test("paste_text: a multi-line paste with enter false is refused where the 
     // One line, or the same text with enter: true, goes through.
     await ok(client, "paste_text", { paneId: off, text: "single line" });
     await ok(client, "paste_text", { paneId: off, text: "three\nfour", enter: true });
-    const got = await received(`${fx.dir}/off.out`, "single linethree\nfour\n".length);
+    receiving.set(`${fx.dir}/off.out`, { fx, paneId: off, enter: true });
+    const got = await received(`${fx.dir}/off.out`);
     assertEquals(decoder.decode(got), "single linethree\nfour\n");
   } finally {
     await close();

@@ -10,6 +10,7 @@ import {
   eventually,
   FIXTURE_PREFIX,
   nestedClient,
+  removeAndCheck,
   TmuxFixture,
 } from "./support/fixture.ts";
 import { CONFIG_VARIABLES } from "../src/tmux/lifecycle.ts";
@@ -63,7 +64,7 @@ class EmptySocket {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.tmux("kill-server").catch(() => {});
-    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+    await removeAndCheck(this.dir);
   }
 }
 
@@ -327,7 +328,7 @@ Deno.test("hostile names are stored literally and run no shell job", async () =>
     // Sessions by their exact (hostile) name.
     const byName = await ok<WindowCreated>(client, "create_window", { session: "#{pane_id}" });
     assertEquals(await fx.display(byName.windowId, "#{session_name}"), "#{pane_id}");
-    await new Promise((r) => setTimeout(r, 200));
+    await fx.jobsRan();
     assert(!await exists(canary), "no #(…) ran");
   } finally {
     await close();

@@ -30,16 +30,19 @@ interface Since {
 
 const BIG = { maxLines: 100_000, maxBytes: 262_144 };
 
-/** Start a waiting capture_since on %0, type `text` into the pane after `delayMs`, return the reply. */
+/**
+ * Start a waiting capture_since on %0; once a later call of the same client has answered (so the
+ * wait has begun), type `text` into the pane; return the reply.
+ */
 async function waitWhileTyping(
   client: Client,
   fx: TmuxFixture,
   args: { cursor?: string; waitMs: number },
   text: string,
-  delayMs = 150,
 ): Promise<Since> {
   const waiting = ok<Since>(client, "capture_since", { paneId: "%0", ...args });
-  setTimeout(() => fx.tmux("send-keys", "-t", "%0", "-l", text), delayMs);
+  await ok(client, "list_sessions");
+  await fx.tmux("send-keys", "-t", "%0", "-l", text);
   return await waiting;
 }
 
@@ -191,29 +194,17 @@ Deno.test("capture_since: rows that left the kept history before a read are coun
 
 Deno.test("capture_since: waitMs wakes on output, times out, is clamped, and cancels", async () => {
   await using fx = await TmuxFixture.start({ command: "cat" });
-  const { client, close, built } = await connectInProcess([
-    "-S",
-    fx.socket,
-    "--wait-max-ms",
-    "1500",
-  ]);
+  const { client, close } = await connectInProcess(["-S", fx.socket, "--wait-max-ms", "1500"]);
+  // Waking and cancelling are told from a timeout by a wait far longer than a busy machine's delay.
+  const long = await connectInProcess(["-S", fx.socket]);
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     const idle = await ok<Since>(client, "capture_since", { paneId: "%0", cursor: first.cursor });
     assertEquals([idle.outcome, idle.text, idle.cursor], ["idle", "", first.cursor]);
 
-    const woke = await waitWhileTyping(
-      client,
-      fx,
-      { cursor: first.cursor, waitMs: 1400 },
-      "wake up",
-    );
-    assertEquals(woke.outcome, "output");
-    assert(woke.text.includes("wake up"), woke.text);
-
     const timeout = await ok<Since>(client, "capture_since", {
       paneId: "%0",
-      cursor: woke.cursor,
+      cursor: first.cursor,
       waitMs: 200,
     });
     assertEquals([timeout.outcome, timeout.text, timeout.timeoutMs], ["timeout", "", 200]);
@@ -221,7 +212,7 @@ Deno.test("capture_since: waitMs wakes on output, times out, is clamped, and can
 
     const clamped = await ok<Since>(client, "capture_since", {
       paneId: "%0",
-      cursor: woke.cursor,
+      cursor: first.cursor,
       waitMs: 60_000,
     });
     assertEquals([clamped.timeoutMs, clamped.timeoutClamped, clamped.outcome], [
@@ -230,19 +221,31 @@ Deno.test("capture_since: waitMs wakes on output, times out, is clamped, and can
       "timeout",
     ]);
 
-    // MCP cancellation ends a wait at once on the server side.
+    const start = await ok<Since>(long.client, "capture_since", { paneId: "%0" });
+    const woke = await waitWhileTyping(
+      long.client,
+      fx,
+      { cursor: start.cursor, waitMs: 30_000 },
+      "wake up",
+    );
+    assertEquals(woke.outcome, "output");
+    assert(woke.text.includes("wake up"), woke.text);
+
+    // MCP cancellation ends a wait on the server side, long before its 30 s.
     const controller = new AbortController();
-    const cancelled = client.callTool(
-      { name: "capture_since", arguments: { paneId: "%0", cursor: woke.cursor, waitMs: 1500 } },
+    const cancelled = long.client.callTool(
+      { name: "capture_since", arguments: { paneId: "%0", cursor: woke.cursor, waitMs: 30_000 } },
       undefined,
       { signal: controller.signal },
     );
-    assert(await eventually(() => built.live!.stats().waiters === 1, 1000));
+    const stats = () => long.built.live!.stats();
+    assert(await eventually(() => stats().waiters === 1, 20_000));
     controller.abort();
     await cancelled.catch(() => {});
-    assert(await eventually(() => built.live!.stats().waiters === 0, 300), "the wait ended");
+    assert(await eventually(() => stats().waiters === 0, 20_000), "the wait ended");
   } finally {
     await close();
+    await long.close();
   }
 });
 
@@ -288,14 +291,14 @@ Deno.test("capture_since: stale cursors — replaced pane, another pane, expired
 
 Deno.test("capture_since: the tmux server killed during a wait is server_gone; we keep serving", async () => {
   await using fx = await TmuxFixture.start({ command: "cat" });
-  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  const { client, close, built } = await connectInProcess(["-S", fx.socket]);
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     const waiting = client.callTool({
       name: "capture_since",
-      arguments: { paneId: "%0", cursor: first.cursor, waitMs: 10_000 },
+      arguments: { paneId: "%0", cursor: first.cursor, waitMs: 30_000 },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    assert(await eventually(() => built.live!.stats().waiters === 1, 20_000), "waiting");
     await fx.tmux("kill-server");
     const result = await waiting;
     assertEquals(result.isError, true);
@@ -364,7 +367,7 @@ Deno.test("capture_since with --no-live: plain bounded captures, streaming false
       "hello",
     ]);
     assert(first.note?.includes("live mode is off"));
-    const changed = await waitWhileTyping(client, fx, { waitMs: 3000 }, "more", 300);
+    const changed = await waitWhileTyping(client, fx, { waitMs: 30_000 }, "more");
     assertEquals(changed.outcome, "output");
     assert(changed.text.includes("more"));
     assertEquals((await fx.tmux("list-clients")).trim(), "", "no control client in --no-live");
@@ -419,7 +422,12 @@ Deno.test("capture_since: a pane printing fake control-mode lines cannot inject 
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     assert(first.text.includes("FORGED-BYTES"), "the screen is shown as text");
-    const next = await waitWhileTyping(client, fx, { cursor: first.cursor, waitMs: 3000 }, "real");
+    const next = await waitWhileTyping(
+      client,
+      fx,
+      { cursor: first.cursor, waitMs: 30_000 },
+      "real",
+    );
     assertEquals(next.outcome, "output");
     assert(next.text.includes("real") && !next.text.includes("FORGED"), next.text);
     assertEquals(built.live!.stats().connections, 1);
@@ -482,7 +490,7 @@ Deno.test("capture_since: moved pane is stale, killed pane is target_not_found, 
   await using fx = await TmuxFixture.start({ session: "a", command: "cat" });
   await fx.tmux("new-window", "-d", "-t", "=a:1", "cat");
   await fx.tmux("new-session", "-d", "-s", "b", "cat");
-  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  const { client, close, built } = await connectInProcess(["-S", fx.socket]);
   try {
     const moving = await fx.display("=a:1", "#{pane_id}");
     const before = await ok<Since>(client, "capture_since", { paneId: moving });
@@ -493,9 +501,9 @@ Deno.test("capture_since: moved pane is stale, killed pane is target_not_found, 
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     const waiting = client.callTool({
       name: "capture_since",
-      arguments: { paneId: "%0", cursor: first.cursor, waitMs: 800 },
+      arguments: { paneId: "%0", cursor: first.cursor, waitMs: 30_000 },
     });
-    await new Promise((r) => setTimeout(r, 100));
+    assert(await eventually(() => built.live!.stats().waiters === 1, 20_000), "waiting");
     await fx.tmux("split-window", "-d", "-t", "%0", "cat"); // keep the session alive
     await fx.tmux("kill-pane", "-t", "%0");
     const killed = await waiting;
@@ -527,18 +535,18 @@ Deno.test("capture_since: a pane closed, its window killed or its process respaw
   await fx.tmux("split-window", "-d", "-t", "%0", "cat"); // %1 keeps window @0 open
   await fx.tmux("new-window", "-d", "cat"); // %2, alone in its window
   await fx.tmux("new-window", "-d", "cat"); // %3
-  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  const { client, close, built } = await connectInProcess(["-S", fx.socket]);
   try {
-    /** Start a 10 s wait on `paneId`, act on it 200 ms in; the error code and when it came. */
+    /** Start a 30 s wait on `paneId`, act on it once it waits; the error code and when it came. */
     const during = async (paneId: string, act: () => Promise<unknown>) => {
       const first = await ok<Since>(client, "capture_since", { paneId });
       const started = Date.now();
       const waiting = call(client, "capture_since", {
         paneId,
         cursor: first.cursor,
-        waitMs: 10_000,
+        waitMs: 30_000,
       });
-      await new Promise((r) => setTimeout(r, 200));
+      assert(await eventually(() => built.live!.stats().waiters === 1, 20_000), "waiting");
       await act();
       const result = await waiting;
       const code = (result.structuredContent as { error?: { code: string } }).error?.code;
@@ -546,15 +554,15 @@ Deno.test("capture_since: a pane closed, its window killed or its process respaw
     };
     const closed = await during("%0", () => fx.tmux("kill-pane", "-t", "%0"));
     assertEquals(closed.code, "target_not_found");
-    // Told by %layout-change: well before the 10 s wait ends.
-    assert(closed.ms < 5_000, `answered after ${closed.ms} ms`);
+    // Told by %layout-change: well before the 30 s wait ends.
+    assert(closed.ms < 20_000, `answered after ${closed.ms} ms`);
     const window = await fx.display("%2", "#{window_id}");
     const killed = await during("%2", () => fx.tmux("kill-window", "-t", window));
     assertEquals(killed.code, "target_not_found");
-    assert(killed.ms < 5_000, `answered after ${killed.ms} ms (%window-close)`);
+    assert(killed.ms < 20_000, `answered after ${killed.ms} ms (%window-close)`);
     const respawned = await during("%3", () => fx.tmux("respawn-pane", "-k", "-t", "%3", "cat"));
     assertEquals(respawned.code, "stale_cursor");
-    assert(respawned.ms < 5_000, `answered after ${respawned.ms} ms (pid subscription)`);
+    assert(respawned.ms < 20_000, `answered after ${respawned.ms} ms (pid subscription)`);
   } finally {
     await close();
   }
@@ -635,9 +643,11 @@ Deno.test("the engine knows a streamed pane's bracketed-paste mode once its outp
     // bash set it before the stream began: no capture or format shows it.
     assertEquals(engine.bracketedPaste("%0"), undefined, "not shown yet");
     // readline turns it off while a command runs and on again at the next prompt.
-    await fx.tmux("send-keys", "-t", "%0", "sleep 1", "Enter");
-    assert(await eventually(() => engine.bracketedPaste("%0") === false, 3000), "off");
-    assert(await eventually(() => engine.bracketedPaste("%0") === true, 3000), "on");
+    // (A command that runs until interrupted: a short one could end before a busy machine looks.)
+    await fx.tmux("send-keys", "-t", "%0", "sleep 100000", "Enter");
+    assert(await eventually(() => engine.bracketedPaste("%0") === false, 20_000), "off");
+    await fx.tmux("send-keys", "-t", "%0", "C-c");
+    assert(await eventually(() => engine.bracketedPaste("%0") === true, 20_000), "on");
     assertEquals(engine.bracketedPaste("%1"), undefined, "cat never says");
   } finally {
     await engine.close();

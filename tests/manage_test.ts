@@ -33,9 +33,9 @@ function hostile(fx: TmuxFixture): string[] {
   ];
 }
 
-/** No shell job ran: give tmux's job machinery a moment, then look for the canaries. */
+/** No shell job ran: once a sentinel job of ours has run, look for the canaries. */
 async function assertNoCanary(fx: TmuxFixture): Promise<void> {
-  await new Promise((r) => setTimeout(r, 300));
+  await fx.jobsRan();
   assert(!await exists(`${fx.dir}/canary`), "a #(…) job ran");
   assert(!await exists(`${fx.dir}/canary2`), "a #(…); job ran");
 }

@@ -108,23 +108,34 @@ Deno.test("full-screen programs: the alternate screen is returned whole, then th
   assertEquals([after.text, after.alternateScreen], ["$", false]);
 });
 
+/** Run every callback already queued (all in this process: nothing else can be on its way). */
+function flush(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 Deno.test("a wait sleeps until something visible changes, and reports a timeout otherwise", async () => {
   const s = stream();
   const first = readScreen(s);
   // Attributes alone change nothing visible: the wait goes on until text arrives.
-  setTimeout(() => s.receive(bytes("\x1b[31m")), 10);
-  setTimeout(() => s.receive(bytes("late")), 60);
-  const started = Date.now();
-  const woke = await readFrom(s, first.offset, 5_000, never);
+  let settled = false;
+  const reading = readFrom(s, first.offset, 5_000, never).finally(() => settled = true);
+  s.receive(bytes("\x1b[31m"));
+  await flush();
+  assert(!settled, "the colour change did not end the wait");
+  s.receive(bytes("late"));
+  const woke = await reading;
   assertEquals([woke.text, woke.outcome], ["late", "output"]);
-  assert(Date.now() - started >= 50, "the colour change did not end the wait");
   const quiet = await readFrom(s, woke.offset, 60, never);
   assertEquals([quiet.outcome, quiet.text, quiet.offset], ["timeout", "", woke.offset]);
   // A half character is nothing visible either.
   const euro = bytes("€");
-  setTimeout(() => s.receive(euro.subarray(0, 1)), 10);
-  setTimeout(() => s.receive(euro.subarray(1)), 60);
-  assertEquals((await readFrom(s, woke.offset, 5_000, never)).text, "late€");
+  settled = false;
+  const rest = readFrom(s, woke.offset, 5_000, never).finally(() => settled = true);
+  s.receive(euro.subarray(0, 1));
+  await flush();
+  assert(!settled, "half a character did not end the wait");
+  s.receive(euro.subarray(1));
+  assertEquals((await rest).text, "late€");
 });
 
 Deno.test("reads are remembered per stream: the last 64 cursors work, older ones are stale", async () => {

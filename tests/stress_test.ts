@@ -164,7 +164,7 @@ Deno.test("stress: 100 concurrent calls over both paths while panes flood; a pan
     }
     const results = await settleAll(
       mixed.map(([name, args]) => call(r.client, name, args)),
-      20_000,
+      60_000,
     );
     results.forEach((result, k) => mixed[k][2](result));
     const paths = r.logs.filter((l) => l.startsWith("tmux: "));
@@ -189,9 +189,10 @@ Deno.test("stress: 100 concurrent calls over both paths while panes flood; a pan
           ? { paneId: victim, keys: "k", enter: false }
           : { paneId: victim },
       ));
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    // Mid-flight: once the first of them is answered, most are still on their way.
+    await Promise.race(onVictim);
     await fx.tmux("kill-pane", "-t", victim);
-    const killed = await settleAll(onVictim, 20_000);
+    const killed = await settleAll(onVictim, 60_000);
     const codes = new Set(killed.map(failure));
     assert(codes.has("target_not_found"), "calls after the kill found no pane");
     await ok(r.client, "list_panes", {});
@@ -207,11 +208,11 @@ Deno.test("stress: 100 concurrent calls over both paths while panes flood; a pan
           ? { paneId: floods[i % 2] }
           : { paneId: rx, keys: "z", enter: false },
       ));
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    await Promise.race(inFlight);
     Deno.kill(serverPid, "SIGKILL");
-    const ended = await settleAll(inFlight, 20_000);
+    const ended = await settleAll(inFlight, 60_000);
     ended.forEach(failure);
-    assert(await eventually(() => !r.host.route!.stats().connected, 3000), "the route noticed");
+    assert(await eventually(() => !r.host.route!.stats().connected, 20_000), "the route noticed");
     await fx.tmux("-f", "/dev/null", "new-session", "-d", "-s", "again", "cat");
     const again = await ok<{ panes: Array<{ sessionName: string }> }>(r.client, "list_panes", {});
     assertEquals(again.panes.map((p) => p.sessionName), ["again"]);

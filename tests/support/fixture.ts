@@ -8,15 +8,38 @@ import type { TmuxContext } from "../../src/tmux/context.ts";
 import { PaneQueue } from "../../src/tmux/pane_queue.ts";
 
 /**
- * Prefix of every fixture directory of THIS test run; the leftover check looks for exactly it, so
- * another suite running on the same machine at the same time (a clone of this repo) never trips it.
- *
- * It holds the process id, not a random token: `deno test` evaluates this module once per test
- * file (each file runs in its own worker with its own module instances — a module-level random
- * value differs from file to file), but every file runs in the same process, so `Deno.pid` is the
- * one value all of them, zz_leftovers_test.ts included, agree on.
+ * Prefix of every fixture directory of THIS test run (it holds the test process's id), so a
+ * directory left behind says which run left it.
  */
 export const FIXTURE_PREFIX = `tmux-mcp-test-${Deno.pid}-`;
+
+/**
+ * The leftovers check, run by each fixture as it is disposed, once its server was killed: no
+ * process may name the fixture's directory (the tmux server, the MCP server's control clients,
+ * person clients and their `script` wrappers, pane programs all carry the socket path or files in
+ * it), and the directory is removed and must stay gone. Only this fixture's own processes are
+ * looked at: other tests, other suites and other users on the machine never trip it. Processes
+ * get time to exit after the kill, and the removal is retried, because a busy machine schedules
+ * them late (a shell killed with its server may still be saving its history into the directory);
+ * a survivor fails the test.
+ */
+export async function removeAndCheck(dir: string): Promise<void> {
+  const mine = `${dir}/`;
+  let left: string[] = [];
+  const gone = await eventually(async () => {
+    const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+    left = new TextDecoder().decode(out.stdout).split("\n")
+      .filter((line) => line.includes(mine))
+      .map((line) => line.trim());
+    return left.length === 0;
+  });
+  if (!gone) throw new Error(`processes of fixture ${dir} outlived it:\n${left.join("\n")}`);
+  const removed = await eventually(async () => {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    return !await Deno.stat(dir).then(() => true, () => false);
+  });
+  if (!removed) throw new Error(`fixture directory ${dir} could not be removed`);
+}
 
 /** Environment for tmux processes the fixture starts: ours minus anything naming another server. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -93,6 +116,29 @@ export class TmuxFixture {
   /** Print one format for a target (tmux's own view, for comparing results). */
   async display(target: string, format: string): Promise<string> {
     return (await this.tmux("display-message", "-p", "-t", target, format)).replace(/\n$/, "");
+  }
+
+  /**
+   * Positive sentinel for "no `#()` job ran": start one of our own now and wait until it has run.
+   * A job a hostile string would have started earlier would have run by then too. tmux ends a
+   * client's jobs when the client exits, so ours waits on a channel until its job has run.
+   */
+  async jobsRan(): Promise<void> {
+    const token = crypto.randomUUID();
+    const sentinel = `${this.dir}/job-sentinel-${token}`;
+    const client = new Deno.Command("tmux", {
+      args: ["-u", "-S", this.socket, "display-message", "-p", `#(touch ${sentinel})`, ";"]
+        .concat(["wait-for", `job-${token}`]),
+      clearEnv: true,
+      env: cleanEnv(),
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const ran = await eventually(() => Deno.stat(sentinel).then(() => true, () => false));
+    await this.tmux("wait-for", "-S", `job-${token}`);
+    await client.status;
+    if (!ran) throw new Error("tmux never ran the sentinel #() job");
   }
 
   /** The server's pid. */
@@ -213,14 +259,17 @@ export class TmuxFixture {
     return name;
   }
 
-  /** Kill the server (if still running) and remove the directory. */
+  /**
+   * Kill the server (if still running), then remove the directory and check that nothing of this
+   * fixture is left ({@link removeAndCheck}).
+   */
   async close(): Promise<void> {
     try {
       await this.tmux("kill-server");
     } catch {
       // already gone
     }
-    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+    await removeAndCheck(this.dir);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -239,10 +288,13 @@ async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
   return false;
 }
 
-/** Poll `check` until it returns true or `ms` passes; for waiting on tmux to settle. */
+/**
+ * Poll `check` until it returns true or `ms` passes; for waiting on a condition. `ms` only matters
+ * when the condition never comes, so it is generous: a busy machine may take seconds.
+ */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
-  ms = 5000,
+  ms = 20_000,
 ): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
