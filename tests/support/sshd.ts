@@ -63,7 +63,7 @@ export class SshRig {
 
   /**
    * Start sshd and write the client config. Extra Host aliases: `unknown-key` (a known_hosts that
-   * lacks the host key), `refused` (a port nothing listens on), and `silent` when `silentPort` is
+   * lacks the host key), `denied` (a user sshd refuses), `refused` (a port nothing listens on), and `silent` when `silentPort` is
    * given (a listener of the test's that accepts TCP and never speaks SSH).
    */
   static async start(options: { silentPort?: number } = {}): Promise<SshRig> {
@@ -71,7 +71,7 @@ export class SshRig {
     // sshd refuses to start without its privilege separation directory (an empty dir it never
     // writes to); the package creates it at boot, a container may lack it.
     await Deno.mkdir("/run/sshd", { recursive: true, mode: 0o755 });
-    const dir = await Deno.makeTempDir({ prefix: `${FIXTURE_PREFIX}sshd-` });
+    const dir = await Deno.makeTempDir({ prefix: `${FIXTURE_PREFIX}rig-` });
     // The test user must reach authorized_keys (sshd reads it as that user) and its own subdir.
     await Deno.chmod(dir, 0o711);
     await Deno.mkdir(`${dir}/cm`, { mode: 0o700 });
@@ -82,7 +82,7 @@ export class SshRig {
     await keygen(`${dir}/client_key`);
     await Deno.copyFile(`${dir}/client_key.pub`, `${dir}/authorized_keys`);
     await Deno.chmod(`${dir}/authorized_keys`, 0o644);
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       const port = freePort();
       await Deno.writeTextFile(`${dir}/sshd_config`, sshdConfig(dir, port));
       const sshd = new Deno.Command("/usr/sbin/sshd", {
@@ -125,6 +125,8 @@ export class SshRig {
       host("m1", this.port),
       host("m2", this.port),
       host("unknown-key", this.port, "other_known_hosts"),
+      // sshd allows only the test user: any other is refused after the key exchange.
+      host("denied", this.port).replace(`User ${TEST_USER}`, "User root"),
       host("refused", freePort()),
       ...(silentPort ? [host("silent", silentPort)] : []),
     ];

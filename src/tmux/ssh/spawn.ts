@@ -1,0 +1,130 @@
+/**
+ * Starting `ssh`: argv only, never a shell, with this process's environment, or, once Deno has
+ * refused that (a loader variable such as `LD_PRELOAD` is set), with a reduced one that keeps the
+ * person's agent (`SSH_AUTH_SOCK`). The ssh layer's counterpart of src/tmux/process.ts.
+ */
+import { type Output, pipedReader, REDUCED_ENV_NAMES } from "../process.ts";
+
+/** Variables ssh keeps when the environment must be reduced. */
+export const SSH_ENV_NAMES = [
+  ...REDUCED_ENV_NAMES.filter((name) => name !== "TMUX_TMPDIR"),
+  "SSH_AUTH_SOCK",
+] as const;
+
+/** Starts ssh processes for one server (no module state). */
+export class SshSpawner {
+  readonly #env: (name: string) => string | undefined;
+  readonly #notice: (message: string) => void;
+  readonly #program: string;
+  #reducedEnv: Record<string, string> | undefined;
+
+  /** `program` is `ssh` but for tests of a missing ssh. */
+  constructor(
+    env: (name: string) => string | undefined,
+    notice: (message: string) => void,
+    program = "ssh",
+  ) {
+    this.#env = env;
+    this.#notice = notice;
+    this.#program = program;
+  }
+
+  /**
+   * Run ssh to completion and collect its output, or kill it when `signal` fires (then resolve
+   * undefined). Unlike a tmux client, ssh hands its pipes to nobody: a master it backgrounds
+   * (`-f`, `ControlPersist`) points its own stdio at /dev/null first (checked), so EOF comes.
+   */
+  async collect(
+    args: readonly string[],
+    stdin: Uint8Array | string | undefined,
+    signal: AbortSignal,
+  ): Promise<(Output & { code: number }) | undefined> {
+    if (signal.aborted) return undefined;
+    const child = this.child(args, { stdin: stdin === undefined ? "null" : "piped" });
+    const kill = () => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // it exited meanwhile
+      }
+    };
+    signal.addEventListener("abort", kill, { once: true });
+    try {
+      if (stdin !== undefined) {
+        const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+        const writer = child.stdin.getWriter();
+        // A failed write means the remote command exited before reading everything.
+        void writer.write(bytes).then(() => writer.close()).catch(() => {});
+      }
+      const [stdout, stderr, status] = await Promise.all([
+        readAll(child.stdout),
+        readAll(child.stderr),
+        child.status,
+      ]);
+      if (signal.aborted) return undefined;
+      return { success: status.success, code: status.code, stdout, stderr };
+    } finally {
+      signal.removeEventListener("abort", kill);
+    }
+  }
+
+  /** Start ssh with `args`; the caller owns the child and must end it. */
+  child(
+    args: readonly string[],
+    options: { stdin: "null" | "piped"; stderr?: "null" | "piped" },
+  ): Deno.ChildProcess {
+    const make = () =>
+      new Deno.Command(this.#program, {
+        args: [...args],
+        stdin: options.stdin,
+        stdout: "piped",
+        stderr: options.stderr ?? "piped",
+        ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
+      }).spawn();
+    try {
+      return make();
+    } catch (error) {
+      if (
+        this.#reducedEnv === undefined && error instanceof Deno.errors.NotCapable &&
+        /environment variable/.test(error.message)
+      ) {
+        this.#reducedEnv = {};
+        for (const name of SSH_ENV_NAMES) {
+          const value = this.#env(name);
+          if (value !== undefined) this.#reducedEnv[name] = value;
+        }
+        this.#notice(
+          "a loader variable (LD_*/DYLD_*) is set: ssh is started with a reduced environment " +
+            `(${SSH_ENV_NAMES.join(", ")})`,
+        );
+        return make();
+      }
+      throw error;
+    }
+  }
+}
+
+/** Everything a stream yields until EOF, as one array. */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const reader = pipedReader(() => stream);
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // killed: what arrived is all there is
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
