@@ -45,6 +45,15 @@ async function tmux(
   return decoder.decode(out.stdout);
 }
 
+/** Whether a `tmux wait-for` runs on a socket of the rig's. */
+async function remoteWaitFor(rig: SshRig, channel = "never"): Promise<boolean> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "args="] }).output();
+  return decoder.decode(out.stdout).split("\n")
+    .some((line) =>
+      line.startsWith("tmux ") && line.includes(rig.dir) && line.endsWith(` wait-for ${channel}`)
+    );
+}
+
 /** ssh clients and masters of this rig (sshd and the remote tmux servers are not ours). */
 async function ourSsh(rig: SshRig): Promise<string[]> {
   const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
@@ -137,7 +146,9 @@ Deno.test({
 });
 
 Deno.test({
-  name: name("ssh: a command with no master running starts one, and noise on stderr is dropped"),
+  name: name(
+    "ssh: login noise is dropped; a command finding no master becomes it; a drop is server_gone",
+  ),
   ignore: missing !== undefined,
   fn: async () => {
     await using rig = await SshRig.start();
@@ -160,6 +171,43 @@ Deno.test({
       const again = await m1.processes.collect(["-V"], undefined, AbortSignal.timeout(30_000));
       assert(again?.success);
       assert((await m1.master.pid()) !== undefined, "the command left a master behind");
+
+      // The connection drops while a command runs: server_gone, and it may have run.
+      const s1: SocketSpec = { kind: "path", path: rig.machines[0].socket };
+      await tmux(m1.processes, s1, [["new-session", "-d", "cat"]]);
+      const waiting = m1.processes.collect(
+        chainArgs(s1, [["wait-for", "never"]]),
+        undefined,
+        AbortSignal.timeout(30_000),
+      );
+      const outcome = waiting.then(() => undefined, (error) => error);
+      // The remote `tmux wait-for` runs (the rig's "remote" processes are on this machine).
+      assert(await eventually(() => remoteWaitFor(rig), 20_000), "the wait started remotely");
+      await m1.master.close();
+      const dropped = await outcome;
+      assert(dropped instanceof SshError, String(dropped));
+      assertEquals([dropped.kind, dropped.code, dropped.effects], [
+        "dropped",
+        "server_gone",
+        "possible",
+      ]);
+      // The next call reconnects.
+      assertEquals(
+        await tmux(m1.processes, s1, [["list-sessions", "-F", "#{session_name}"]]),
+        "0\n",
+      );
+
+      // Giving up does not wait for the remote command: the master holds our pipes (it took the
+      // client's stdio), so they are released, not waited for.
+      const abort = new AbortController();
+      const given = m1.processes.collect(
+        chainArgs(s1, [["wait-for", "never-either"]]),
+        undefined,
+        abort.signal,
+      );
+      assert(await eventually(() => remoteWaitFor(rig, "never-either"), 20_000));
+      abort.abort();
+      assertEquals(await given, undefined);
     } finally {
       await m1.master.close();
     }

@@ -3,7 +3,7 @@
  * refused that (a loader variable such as `LD_PRELOAD` is set), with a reduced one that keeps the
  * person's agent (`SSH_AUTH_SOCK`). The ssh layer's counterpart of src/tmux/process.ts.
  */
-import { type Output, pipedReader, REDUCED_ENV_NAMES } from "../process.ts";
+import { type Output, REDUCED_ENV_NAMES } from "../process.ts";
 
 /** Variables ssh keeps when the environment must be reduced. */
 export const SSH_ENV_NAMES = [
@@ -30,9 +30,11 @@ export class SshSpawner {
   }
 
   /**
-   * Run ssh to completion and collect its output, or kill it when `signal` fires (then resolve
-   * undefined). Unlike a tmux client, ssh hands its pipes to nobody: a master it backgrounds
-   * (`-f`, `ControlPersist`) points its own stdio at /dev/null first (checked), so EOF comes.
+   * Run ssh to completion and collect its output, or give up when `signal` fires (then resolve
+   * undefined). Giving up cannot wait for EOF: an ssh riding a master hands its stdio to the master
+   * (checked: killing the client leaves our pipes open until the remote command ends), so the
+   * client is killed and our ends are released by cancelling the readers. A master that ssh
+   * backgrounds (`-f`, `ControlPersist`) points its own stdio at /dev/null (checked).
    */
   async collect(
     args: readonly string[],
@@ -41,30 +43,36 @@ export class SshSpawner {
   ): Promise<(Output & { code: number }) | undefined> {
     if (signal.aborted) return undefined;
     const child = this.child(args, { stdin: stdin === undefined ? "null" : "piped" });
-    const kill = () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // it exited meanwhile
-      }
-    };
-    signal.addEventListener("abort", kill, { once: true });
+    const out = child.stdout.getReader();
+    const err = child.stderr.getReader();
+    const given = Promise.withResolvers<undefined>();
+    const giveUp = () => given.resolve(undefined);
+    signal.addEventListener("abort", giveUp, { once: true });
+    const reads = Promise.all([readAll(out), readAll(err), child.status]);
+    const writer = stdin === undefined ? undefined : child.stdin.getWriter();
+    if (writer && stdin !== undefined) {
+      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+      // A failed write means the remote command exited before reading everything.
+      void writer.write(bytes).then(() => writer.close()).catch(() => {});
+    }
+    let done: [Uint8Array, Uint8Array, Deno.CommandStatus] | undefined;
     try {
-      if (stdin !== undefined) {
-        const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-        const writer = child.stdin.getWriter();
-        // A failed write means the remote command exited before reading everything.
-        void writer.write(bytes).then(() => writer.close()).catch(() => {});
-      }
-      const [stdout, stderr, status] = await Promise.all([
-        readAll(child.stdout),
-        readAll(child.stderr),
-        child.status,
-      ]);
-      if (signal.aborted) return undefined;
+      done = await Promise.race([reads, given.promise]);
+      if (done === undefined) return undefined;
+      const [stdout, stderr, status] = done;
       return { success: status.success, code: status.code, stdout, stderr };
     } finally {
-      signal.removeEventListener("abort", kill);
+      signal.removeEventListener("abort", giveUp);
+      if (done === undefined) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // it exited meanwhile
+        }
+        writer?.abort().catch(() => {});
+        await Promise.allSettled([out.cancel(), err.cancel()]);
+        await reads.catch(() => {});
+      }
     }
   }
 
@@ -104,10 +112,8 @@ export class SshSpawner {
   }
 }
 
-/** Everything a stream yields until EOF, as one array. */
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = pipedReader(() => stream);
-  if (!reader) return new Uint8Array();
+/** Everything a reader yields until EOF (or until it is cancelled), as one array. */
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
