@@ -39,7 +39,7 @@ export interface SshMasterOptions {
 }
 
 /** The defaults of {@link SshMasterOptions}. */
-export const SSH_DEFAULTS = { connectTimeoutSec: 10, persistSec: 30, aliveIntervalSec: 15 };
+const SSH_DEFAULTS = { connectTimeoutSec: 10, persistSec: 30, aliveIntervalSec: 15 };
 
 /** `~/.ssh/tmcp-PID-NAME`: private to the user, distinct per server process and host. */
 export function defaultControlPath(pid: number, name: string): string {

@@ -6,7 +6,7 @@
 import { type Output, REDUCED_ENV_NAMES } from "../process.ts";
 
 /** Variables ssh keeps when the environment must be reduced. */
-export const SSH_ENV_NAMES = [
+const SSH_ENV_NAMES = [
   ...REDUCED_ENV_NAMES.filter((name) => name !== "TMUX_TMPDIR"),
   "SSH_AUTH_SOCK",
 ] as const;
