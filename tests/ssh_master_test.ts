@@ -1,0 +1,135 @@
+/** The ssh master's argv and ssh's failures, typed (src/tmux/ssh/master.ts); no ssh is started. */
+import { assert, assertEquals } from "./support/assert.ts";
+import {
+  classifySshFailure,
+  defaultControlPath,
+  masterControlArgs,
+  masterStartArgs,
+  remoteArgs,
+  sshCommonArgs,
+  type SshMasterOptions,
+} from "../src/tmux/ssh/master.ts";
+
+const OPTIONS: SshMasterOptions = {
+  host: { name: "box1", destination: "user@box", socket: { kind: "default" } },
+  controlPath: "~/.ssh/tmcp-42-box1",
+};
+
+/** The `-o NAME=VALUE` pairs of an argv, as a map. */
+function options(args: string[]): Map<string, string> {
+  const map = new Map<string, string>();
+  args.forEach((arg, i) => {
+    if (arg === "-o") {
+      const [name, value] = args[i + 1].split(/=(.*)/s);
+      map.set(name, value);
+    }
+  });
+  return map;
+}
+
+Deno.test("every ssh of ours: no prompt, the master's socket, short persistence, nothing forwarded", () => {
+  const common = options(sshCommonArgs(OPTIONS));
+  assertEquals(Object.fromEntries(common), {
+    BatchMode: "yes",
+    ControlPath: "~/.ssh/tmcp-42-box1",
+    ControlPersist: "30s",
+    ConnectTimeout: "10",
+    ServerAliveInterval: "15",
+    ServerAliveCountMax: "3",
+    ClearAllForwardings: "yes",
+    ForwardAgent: "no",
+    ForwardX11: "no",
+    PermitLocalCommand: "no",
+    EscapeChar: "none",
+  });
+  assertEquals(sshCommonArgs(OPTIONS).includes("-F"), false);
+  const withConfig = sshCommonArgs({ ...OPTIONS, configFile: "/etc/agent_ssh_config" });
+  assertEquals(withConfig.slice(0, 2), ["-F", "/etc/agent_ssh_config"]);
+  assertEquals(defaultControlPath(42, "box1"), "~/.ssh/tmcp-42-box1");
+});
+
+Deno.test("the destination always follows `--`, and the remote command is one last argument", () => {
+  const start = masterStartArgs(OPTIONS);
+  assertEquals(start.slice(-4), ["-N", "-f", "--", "user@box"]);
+  assertEquals(options(start).get("ControlMaster"), "yes");
+  assertEquals(masterControlArgs(OPTIONS, "check").slice(-4), ["-O", "check", "--", "user@box"]);
+  assertEquals(masterControlArgs(OPTIONS, "exit").slice(-4), ["-O", "exit", "--", "user@box"]);
+  const run = remoteArgs(OPTIONS, "exec sh -c 'x' sh 'ltmux'");
+  assertEquals(run.slice(-4), ["-T", "--", "user@box", "exec sh -c 'x' sh 'ltmux'"]);
+  assertEquals(options(run).get("ControlMaster"), "auto");
+});
+
+const FAILURES: Array<[string, boolean, string, string, boolean]> = [
+  [
+    "ssh: connect to host 127.0.0.1 port 1: Connection refused",
+    false,
+    "unreachable",
+    "server_not_running",
+    true,
+  ],
+  [
+    "Connection timed out during banner exchange\r\nConnection to 127.0.0.1 port 9 timed out",
+    false,
+    "unreachable",
+    "server_not_running",
+    true,
+  ],
+  [
+    "ssh: Could not resolve hostname nowhere: Name or service not known",
+    false,
+    "unreachable",
+    "server_not_running",
+    true,
+  ],
+  [
+    "kex_exchange_identification: read: Connection reset by peer",
+    false,
+    "unreachable",
+    "server_not_running",
+    true,
+  ],
+  ["Host key verification failed.", false, "host_key", "server_not_running", false],
+  [
+    "No ED25519 host key is known for [127.0.0.1]:22 and you have requested strict checking.\nHost key verification failed.",
+    false,
+    "host_key",
+    "server_not_running",
+    false,
+  ],
+  ["root@127.0.0.1: Permission denied (publickey).", false, "auth", "server_not_running", false],
+  [
+    'unix_listener: path "/x" too long for Unix domain socket',
+    false,
+    "setup",
+    "server_not_running",
+    false,
+  ],
+  [
+    "/c:1: Bad configuration option: nonsense\n/c: terminating, 1 bad configuration options",
+    false,
+    "setup",
+    "server_not_running",
+    false,
+  ],
+  ["Connection to 127.0.0.1 closed by remote host.", true, "dropped", "server_gone", true],
+  ["client_loop: send disconnect: Broken pipe", true, "dropped", "server_gone", true],
+  ["", true, "dropped", "server_gone", true],
+  [
+    "ssh: connect to host 127.0.0.1 port 1: Connection refused",
+    true,
+    "unreachable",
+    "server_not_running",
+    true,
+  ],
+];
+
+Deno.test("ssh's failures are typed from its stderr, each with a hint that says how to check", () => {
+  for (const [stderr, contacted, kind, code, retryable] of FAILURES) {
+    const error = classifySshFailure("box1", stderr, contacted, "possible");
+    assertEquals([error.kind, error.code, error.retryable], [kind, code, retryable], stderr);
+    assert(error.hint.length > 20, error.hint);
+    if (kind !== "dropped") assert(error.hint.includes("`ssh box1 tmux -V`"), error.hint);
+    assertEquals(error.effects, kind === "dropped" ? "possible" : "none", stderr);
+    assert(error.message.length <= 300, error.message);
+  }
+});

@@ -1,0 +1,239 @@
+/**
+ * SshRig: a private sshd on 127.0.0.1 for the ssh layer's tests, standing for two remote machines.
+ *
+ * Everything lives in one temporary directory named with this run's {@link FIXTURE_PREFIX} (so the
+ * leftover check sees any process of ours that survives): the host key, the client key, the
+ * authorized keys, sshd's own config and pid file, the client's ssh_config (`ssh -F`), the pinned
+ * known_hosts, and the remote tmux sockets. Logging in as root would run root's start-up files, so
+ * the rig logs in as a dedicated user with `/bin/sh` as login shell ({@link TEST_USER}, created
+ * once with `useradd` when missing; the suite runs as root). The machines `m1` and `m2` are Host
+ * aliases of the same sshd with different remote tmux sockets. Never touches the system's sshd,
+ * its config or the user's ~/.ssh.
+ */
+import { FIXTURE_PREFIX } from "./fixture.ts";
+
+/** The unprivileged user the tests log in as. */
+export const TEST_USER = "tmuxmcptest";
+
+/** One "machine": an ssh_config alias and the remote tmux socket its tests use. */
+export interface Machine {
+  alias: string;
+  socket: string;
+}
+
+/** Why the rig cannot run here, or undefined when it can. */
+export async function sshdMissing(): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") return "the sshd rig runs on Linux only";
+  for (const [program, pkg] of [["/usr/sbin/sshd", "openssh-server"], ["ssh", "openssh-client"]]) {
+    try {
+      await new Deno.Command(program, { args: ["-V"], stdout: "null", stderr: "null" }).output();
+    } catch {
+      return `${program} is not installed (apt-get install ${pkg})`;
+    }
+  }
+  const id = await run("id", ["-u"]);
+  if (id.trim() !== "0") return "the sshd rig needs root (it starts sshd and a test user)";
+  return undefined;
+}
+
+/** A private sshd with two machines, removed on dispose. */
+export class SshRig {
+  readonly dir: string;
+  readonly port: number;
+  /** The client's ssh_config: pass it as `ssh -F`. */
+  readonly config: string;
+  /** Where the tests' ssh masters put their sockets (`ControlPath`): only root can enter it. */
+  readonly controlDir: string;
+  readonly machines: readonly [Machine, Machine];
+  readonly #sshd: Deno.ChildProcess;
+  #log = "";
+
+  private constructor(dir: string, port: number, sshd: Deno.ChildProcess) {
+    this.dir = dir;
+    this.port = port;
+    this.config = `${dir}/ssh_config`;
+    this.controlDir = `${dir}/cm`;
+    this.machines = [
+      { alias: "m1", socket: `${dir}/remote/m1.sock` },
+      { alias: "m2", socket: `${dir}/remote/m2.sock` },
+    ];
+    this.#sshd = sshd;
+    void this.#drain(sshd.stderr);
+  }
+
+  /**
+   * Start sshd and write the client config. Extra Host aliases: `unknown-key` (a known_hosts that
+   * lacks the host key), `denied` (a user sshd refuses), `refused` (a port nothing listens on), and `silent` when `silentPort` is
+   * given (a listener of the test's that accepts TCP and never speaks SSH).
+   */
+  static async start(options: { silentPort?: number } = {}): Promise<SshRig> {
+    await ensureTestUser();
+    // sshd refuses to start without its privilege separation directory (an empty dir it never
+    // writes to); the package creates it at boot, a container may lack it.
+    await Deno.mkdir("/run/sshd", { recursive: true, mode: 0o755 });
+    const dir = await Deno.makeTempDir({ prefix: `${FIXTURE_PREFIX}rig-` });
+    // The test user must reach authorized_keys (sshd reads it as that user) and its own subdir.
+    await Deno.chmod(dir, 0o711);
+    await Deno.mkdir(`${dir}/cm`, { mode: 0o700 });
+    await Deno.mkdir(`${dir}/remote`, { mode: 0o700 });
+    const uid = Number((await run("id", ["-u", TEST_USER])).trim());
+    await Deno.chown(`${dir}/remote`, uid, null);
+    await keygen(`${dir}/host_key`);
+    await keygen(`${dir}/client_key`);
+    await Deno.copyFile(`${dir}/client_key.pub`, `${dir}/authorized_keys`);
+    await Deno.chmod(`${dir}/authorized_keys`, 0o644);
+    for (let attempt = 0;; attempt++) {
+      const port = freePort();
+      await Deno.writeTextFile(`${dir}/sshd_config`, sshdConfig(dir, port));
+      const sshd = new Deno.Command("/usr/sbin/sshd", {
+        args: ["-D", "-e", "-f", `${dir}/sshd_config`],
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      const rig = new SshRig(dir, port, sshd);
+      if (await rig.#listening()) {
+        await rig.#writeClientConfig(options.silentPort);
+        return rig;
+      }
+      await rig.close();
+      if (attempt === 2) throw new Error(`sshd did not start: ${rig.#log}`);
+    }
+  }
+
+  /** The pinned host key line, the ssh_config with every alias. */
+  async #writeClientConfig(silentPort: number | undefined): Promise<void> {
+    const hostKey = (await Deno.readTextFile(`${this.dir}/host_key.pub`)).trim();
+    await Deno.writeTextFile(`${this.dir}/known_hosts`, `[127.0.0.1]:${this.port} ${hostKey}\n`);
+    await Deno.writeTextFile(`${this.dir}/other_known_hosts`, "");
+    const common = [
+      "  HostName 127.0.0.1",
+      `  User ${TEST_USER}`,
+      `  IdentityFile ${this.dir}/client_key`,
+      "  IdentitiesOnly yes",
+      "  GlobalKnownHostsFile /dev/null",
+      "  LogLevel ERROR",
+    ];
+    const host = (alias: string, port: number, knownHosts = "known_hosts") =>
+      [
+        `Host ${alias}`,
+        `  Port ${port}`,
+        `  UserKnownHostsFile ${this.dir}/${knownHosts}`,
+        ...common,
+      ].join("\n");
+    const hosts = [
+      host("m1", this.port),
+      host("m2", this.port),
+      host("unknown-key", this.port, "other_known_hosts"),
+      // sshd allows only the test user: any other is refused after the key exchange.
+      host("denied", this.port).replace(`User ${TEST_USER}`, "User root"),
+      host("refused", freePort()),
+      ...(silentPort ? [host("silent", silentPort)] : []),
+    ];
+    await Deno.writeTextFile(this.config, hosts.join("\n\n") + "\n");
+  }
+
+  /** Wait until sshd accepts connections, or has exited (a port taken meanwhile). */
+  async #listening(): Promise<boolean> {
+    let exited = false;
+    this.#sshd.status.then(() => exited = true);
+    while (!exited) {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: this.port });
+        conn.close();
+        return true;
+      } catch {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    return false;
+  }
+
+  async #drain(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) this.#log += decoder.decode(chunk, { stream: true });
+  }
+
+  /** What sshd logged (errors only), for failure messages. */
+  get log(): string {
+    return this.#log;
+  }
+
+  /** Kill the remote tmux servers and sshd (and its sessions) and remove the directory. */
+  async close(): Promise<void> {
+    for (const machine of this.machines) {
+      await run("runuser", ["-u", TEST_USER, "--", "tmux", "-S", machine.socket, "kill-server"])
+        .catch(() => {});
+    }
+    try {
+      this.#sshd.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+    await this.#sshd.status;
+    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+function sshdConfig(dir: string, port: number): string {
+  return [
+    `Port ${port}`,
+    "ListenAddress 127.0.0.1",
+    `HostKey ${dir}/host_key`,
+    `PidFile ${dir}/sshd.pid`,
+    `AuthorizedKeysFile ${dir}/authorized_keys`,
+    "StrictModes no",
+    "UsePAM no",
+    "PubkeyAuthentication yes",
+    "PasswordAuthentication no",
+    "KbdInteractiveAuthentication no",
+    `AllowUsers ${TEST_USER}`,
+    "PermitRootLogin no",
+    "PrintMotd no",
+    "PrintLastLog no",
+    // Enough concurrent sessions for a master carrying commands and control clients.
+    "MaxSessions 64",
+    "MaxStartups 64",
+    "LogLevel ERROR",
+    "",
+  ].join("\n");
+}
+
+/** A port nothing listens on right now (the kernel's choice). */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+async function keygen(file: string): Promise<void> {
+  await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "tmux-mcp-test", "-f", file]);
+}
+
+/** The test user with a plain POSIX login shell, so no start-up file of root's runs. */
+async function ensureTestUser(): Promise<void> {
+  const known = await new Deno.Command("id", { args: ["-u", TEST_USER], stderr: "null" }).output();
+  if (known.success) return;
+  // `*`: no password, yet not locked (sshd without PAM refuses a locked account's keys too).
+  const flags = ["--system", "--no-create-home", "--shell", "/bin/sh", "--password", "*"];
+  await run("useradd", [...flags, TEST_USER])
+    .catch(async (error) => {
+      // Another test file may have created it meanwhile.
+      const again = await new Deno.Command("id", { args: ["-u", TEST_USER] }).output();
+      if (!again.success) throw error;
+    });
+}
+
+async function run(program: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(program, { args, stdin: "null" }).output();
+  const decoder = new TextDecoder();
+  if (!out.success) {
+    throw new Error(`${program} ${args.join(" ")}: ${decoder.decode(out.stderr).trim()}`);
+  }
+  return decoder.decode(out.stdout);
+}
