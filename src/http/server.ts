@@ -8,7 +8,7 @@
  * itself and reopened on the same port when it no longer accepts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, Server as NetServer } from "node:net";
 import { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from "./handler.ts";
 import { checkingIntervalMs, type HttpLimits, resolveLimits } from "./limits.ts";
 import { sendResponse, toRequest } from "./node_bridge.ts";
@@ -43,6 +43,7 @@ export async function serveHttp(options: HttpOptions & { port?: number }): Promi
   const log = options.log ?? (() => {});
   const limits = resolveLimits(options.config, options.limits);
   const hostname = http.host.replace(/^\[(.*)\]$/, "$1");
+  setUpSignalHandling();
   // The handler needs the bound port (port 0 picks one), so it is built right after binding.
   const ready: { handler?: HttpHandler; origin: string } = { origin: "" };
   const respond = (incoming: IncomingMessage, outgoing: ServerResponse) => {
@@ -67,6 +68,24 @@ export async function serveHttp(options: HttpOptions & { port?: number }): Promi
       await listeners.drain();
     },
   };
+}
+
+/**
+ * Have the runtime set up its signal handling now, while descriptors are free. Deno 2.9.6 does it
+ * the first time anything listens for a signal — it takes a socket pair — and panics when no
+ * descriptor is left (ext/signals, an `unwrap`). The runtime itself listens for SIGUSR1 about half
+ * a second after start, and main.ts for SIGTERM and SIGINT once serving: a flood of connections at
+ * that moment ended the process (checked under `ulimit -n`). Once set up, listening for another
+ * signal takes no descriptor. The listener is removed at once, so SIGINT keeps its default action.
+ */
+function setUpSignalHandling(): void {
+  const ignore = () => {};
+  try {
+    Deno.addSignalListener("SIGINT", ignore);
+    Deno.removeSignalListener("SIGINT", ignore);
+  } catch {
+    // A platform without signals: nothing to set up.
+  }
 }
 
 /** Answer one node request through the web handler; our own failures answer 500 and are logged. */
@@ -215,7 +234,9 @@ class Listeners {
     this.log(
       "http: the listener stopped accepting connections (out of descriptors?); reopening it",
     );
-    this.#current?.close();
+    const stopped = this.#current;
+    this.#current = undefined;
+    if (stopped) stopListening(stopped);
     try {
       await this.open(hostname, port);
       this.log("http: listening again");
@@ -223,4 +244,16 @@ class Listeners {
       this.log(`http: cannot listen again yet: ${(error as Error).message}`);
     }
   }
+}
+
+/**
+ * Close `server`'s listening socket only. node:http's own `close()` also stops enforcing the
+ * header and request deadlines on the connections the server still has (it clears its checking
+ * interval; Deno 2.9.6 as Node), and after a failed accept those connections are the ones holding
+ * the descriptors: closed that way, they stayed open for good and every new listener died in turn
+ * (checked). The deadlines are checked until the last connection ends; then `close()` ends that.
+ */
+function stopListening(server: Server): void {
+  NetServer.prototype.close.call(server);
+  server.once("close", () => server.close());
 }
