@@ -23,8 +23,9 @@
  */
 import { ToolError } from "../errors.ts";
 import { FramedRun, frameFormats, replaced } from "../live/frame.ts";
-import { formatCursor, type PaneStream } from "../live/stream.ts";
-import { markOf } from "../live/read.ts";
+import { formatCursor } from "../live/cursor.ts";
+import { markOf } from "../live/row_changes.ts";
+import type { PaneStream } from "../live/stream.ts";
 import type { TmuxContext, TmuxReadContext } from "./context.ts";
 import { flag, int, nonce, parseRows, rowFormat, separators } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";

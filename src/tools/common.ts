@@ -3,7 +3,8 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { clipText, TEXT_LIMITS } from "../results.ts";
-import { type PaneStream, parseCursor } from "../live/stream.ts";
+import { parseCursor } from "../live/cursor.ts";
+import type { PaneStream } from "../live/stream.ts";
 import type { LiveEngine } from "../tmux/live.ts";
 
 // The four argument schemas below carry no description: the server instructions (src/server.ts)
