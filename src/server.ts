@@ -32,7 +32,7 @@ import { describeSocket } from "./tmux/argv.ts";
 import type { EnvReader } from "./tmux/command.ts";
 import { readOnly } from "./tmux/context.ts";
 import { snapshot } from "./tmux/queries.ts";
-import type { LiveOptions, LiveStatus } from "./tmux/live.ts";
+import type { LiveOptions, LiveStatus } from "./tmux/live_options.ts";
 import type { ActingContext, ToolSpec } from "./tool_types.ts";
 import {
   PANE_VIEW_META,

@@ -2,7 +2,7 @@
 import type { z } from "zod";
 import type { Config, Toolset } from "./config.ts";
 import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
-import type { LiveEngine } from "./tmux/live.ts";
+import type { LiveEngine } from "./tmux/live_engine.ts";
 import type { ShotGate } from "./render/gate.ts";
 import type { ChannelWaiters } from "./tmux/channels.ts";
 import type { ToolResult } from "./results.ts";

@@ -5,7 +5,8 @@
  */
 import { assert, assertEquals } from "./support/assert.ts";
 import { contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
-import { LIVE_DEFAULTS, LiveEngine } from "../src/tmux/live.ts";
+import { LiveEngine } from "../src/tmux/live_engine.ts";
+import { LIVE_DEFAULTS } from "../src/tmux/live_options.ts";
 import type { PaneStream } from "../src/live/stream.ts";
 
 /** An interactive bash with a fixed prompt and no user configuration. */

@@ -18,7 +18,7 @@ import { SURFACE } from "../src/catalog.ts";
 import { parseConfig } from "../src/config.ts";
 import { TmuxHost } from "../src/host.ts";
 import { type HttpLimits, type HttpServer, serveHttp } from "../src/http/server.ts";
-import type { LiveOptions } from "../src/tmux/live.ts";
+import type { LiveOptions } from "../src/tmux/live_options.ts";
 import {
   type Baseline,
   type Outcome,

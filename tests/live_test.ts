@@ -6,7 +6,8 @@ import { contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { ControlClient } from "../src/tmux/control.ts";
 import { decodeOutput, quoteControlArgument } from "../src/tmux/control_syntax.ts";
 import { layoutPanes } from "../src/tmux/layout.ts";
-import { LIVE_DEFAULTS, LiveEngine } from "../src/tmux/live.ts";
+import { LiveEngine } from "../src/tmux/live_engine.ts";
+import { LIVE_DEFAULTS } from "../src/tmux/live_options.ts";
 import { literal } from "../src/tmux/format.ts";
 import { ToolError } from "../src/errors.ts";
 

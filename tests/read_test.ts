@@ -1,7 +1,8 @@
 /** Rendered reads on their own: a PaneStream seeded and fed by hand, no tmux. */
 import { assert, assertEquals, assertRejects } from "./support/assert.ts";
 import { readFrom, readScreen } from "../src/live/read.ts";
-import { PaneStream, READ_MEMORY } from "../src/live/stream.ts";
+import { READ_MEMORY } from "../src/live/cursor.ts";
+import { PaneStream } from "../src/live/stream.ts";
 import { ToolError } from "../src/errors.ts";
 import { blankSeed } from "./support/seed.ts";
 

@@ -5,36 +5,7 @@
  */
 import { ToolError } from "../errors.ts";
 import { type EmulatorSeed, PaneEmulator } from "./emulator.ts";
-import type { ReadMark } from "./read.ts";
-
-/** Cursor syntax: `ltxc1.<32 hex stream id>.<offset>` (the ltxc1 cursor, docs/design.md §1.6). */
-export const CURSOR_PATTERN = /^ltxc1\.[0-9a-f]{32}\.(?:0|[1-9][0-9]*)$/;
-
-/** Format a cursor. */
-export function formatCursor(streamId: string, offset: number): string {
-  return `ltxc1.${streamId}.${offset}`;
-}
-
-/** Parse a cursor (already matched against the schema's pattern). */
-export function parseCursor(cursor: string): { streamId: string; offset: number } {
-  const m = /^ltxc1\.([0-9a-f]{32})\.(0|[1-9][0-9]*)$/.exec(cursor);
-  if (!m || !Number.isSafeInteger(Number(m[2]))) {
-    throw new ToolError("stale_cursor", "the cursor is malformed");
-  }
-  return { streamId: m[1], offset: Number(m[2]) };
-}
-
-/** A random 32-hex stream id. */
-export function newStreamId(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(16)),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
-}
-
-/** Reads remembered per stream, so several readers can follow one pane (docs/design.md §7.3). */
-export const READ_MEMORY = 64;
+import { newStreamId, type ReadMark, ReadMemory } from "./cursor.ts";
 
 /** Output held while a stream is being seeded; past it the oldest is dropped (a seed race). */
 const PENDING_LIMIT = 1 << 20;
@@ -78,9 +49,7 @@ export class PaneStream {
   #emulator: PaneEmulator | undefined;
   #seedRace = false;
   readonly #scrollback: number;
-  readonly #marks = new Map<number, ReadMark>();
-  /** The largest offset a cursor was given. */
-  #lastOffset = -1;
+  readonly #reads = new ReadMemory();
   #wake = new Set<(error?: ToolError) => void>();
   readonly #taps = new Set<OutputTap>();
   #ended: ToolError | undefined;
@@ -189,30 +158,16 @@ export class PaneStream {
   }
 
   /**
-   * Remember where a read left the rows; returns the offset its cursor carries: the bytes
-   * received so far, or — when another read already ended at that position with a different
-   * mark (a wait that stopped above the last line, then a read to the end) — the next offset
-   * no cursor has, so neither cursor takes the other's place.
+   * Remember where a read left the rows; returns the offset its cursor carries (see
+   * {@link ReadMemory.remember}: the bytes received so far, unless another read holds it).
    */
   remember(mark: ReadMark): number {
-    let offset = this.#received;
-    const held = this.#marks.get(offset);
-    if (held !== undefined && held !== mark) offset = Math.max(offset, this.#lastOffset) + 1;
-    this.#lastOffset = Math.max(this.#lastOffset, offset);
-    this.#marks.delete(offset);
-    this.#marks.set(offset, mark);
-    while (this.#marks.size > READ_MEMORY) this.#marks.delete(this.#marks.keys().next().value!);
-    return offset;
+    return this.#reads.remember(mark, this.#received);
   }
 
   /** The read a cursor's offset names, if still remembered (using it keeps it longer). */
   recall(offset: number): ReadMark | undefined {
-    const mark = this.#marks.get(offset);
-    if (mark) {
-      this.#marks.delete(offset);
-      this.#marks.set(offset, mark);
-    }
-    return mark;
+    return this.#reads.recall(offset);
   }
 
   /**
@@ -246,7 +201,7 @@ export class PaneStream {
     if (this.#ended) return;
     this.#ended = reason;
     this.#pending = undefined;
-    this.#marks.clear();
+    this.#reads.clear();
     for (const tap of [...this.#taps]) tap.ended(reason, this.#emulator);
     this.#taps.clear();
     this.#emulator?.dispose();

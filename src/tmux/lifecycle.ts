@@ -126,7 +126,7 @@ function hasControl(value: string): boolean {
 }
 
 /** Refuse what tmux would not store as given (control characters, lone surrogates). */
-function checkText(value: string, what: string): void {
+function checkPrintable(value: string, what: string): void {
   if (hasControl(value)) {
     throw new ToolError("invalid_arguments", `${what} contains a control character`, {
       hint: `Pass a ${what} of printable characters only.`,
@@ -145,7 +145,7 @@ function checkText(value: string, what: string): void {
  * references to the session with that id ambiguous, docs/design.md §5.7).
  */
 export function checkName(value: string, what: string, kind: "session" | "window"): string {
-  checkText(value, what);
+  checkPrintable(value, what);
   if (kind === "session" && /[:.]/.test(value)) {
     throw new ToolError("invalid_arguments", `${what} ${preview(value)} contains ":" or "."`, {
       hint: 'tmux would store "_" in their place; choose a session name without ":" and ".".',
@@ -172,7 +172,7 @@ export function checkName(value: string, what: string, kind: "session" | "window
 
 /** Check a start directory: absolute, printable, valid Unicode. */
 export function checkStartDirectory(value: string): string {
-  checkText(value, "startDirectory");
+  checkPrintable(value, "startDirectory");
   if (!value.startsWith("/")) {
     throw new ToolError("invalid_arguments", `startDirectory ${preview(value)} is not absolute`, {
       hint: 'Pass an absolute path such as "/home/me/project" (no ~, no relative path).',

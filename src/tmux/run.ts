@@ -23,12 +23,13 @@
  */
 import { ToolError } from "../errors.ts";
 import { FramedRun, frameFormats, replaced } from "../live/frame.ts";
-import { formatCursor, type PaneStream } from "../live/stream.ts";
-import { markOf } from "../live/read.ts";
+import { formatCursor } from "../live/cursor.ts";
+import { markOf } from "../live/row_changes.ts";
+import type { PaneStream } from "../live/stream.ts";
 import type { TmuxContext, TmuxReadContext } from "./context.ts";
 import { flag, int, nonce, parseRows, rowFormat, separators } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
-import type { LiveEngine } from "./live.ts";
+import type { LiveEngine } from "./live_engine.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
 import { checkGeneration, generationOf, paneArg } from "./targets.ts";
@@ -273,7 +274,7 @@ export async function awaitRun(
       const now = Date.now();
       if (now >= deadline) break;
       if (now >= nextCheck) {
-        const state = await paneState(ctx, run, options.signal);
+        const state = await runPaneFate(ctx, run, options.signal);
         if (state !== "alive") {
           launched.live.runs.release(run);
           if (state !== "replaced") return finish(launched, state);
@@ -345,7 +346,7 @@ const REPLACED_NOTE = "the command replaced the pane's shell (exec): the program
  * no stream, so a waiting call looks. A failed look that is not about the server is not an
  * answer (the next one is).
  */
-async function paneState(
+async function runPaneFate(
   ctx: TmuxReadContext,
   run: FramedRun,
   signal: AbortSignal,

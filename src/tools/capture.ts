@@ -21,7 +21,7 @@ const lineSchema = z.int().min(-1_000_000_000).max(1_000_000_000);
 export const CAPTURE_LINE_CEILING = 100_000;
 
 /** What snapshot_pane reports besides the text. */
-const paneStateSchema = z.object({
+const paneSnapshotSchema = z.object({
   paneId: z.string(),
   generation: z.string(),
   cursorX: z.int(),
@@ -119,7 +119,7 @@ export const captureTools = [
     description: "A pane's screen plus its state at that instant: cursor, size, mode (copy mode) " +
       "and scroll position, alternate screen, command, exit status, title.",
     input: z.object({ paneId: paneIdSchema, maxLines: maxLinesSchema.optional() }).strict(),
-    output: paneStateSchema.extend(textResultShape).strict(),
+    output: paneSnapshotSchema.extend(textResultShape).strict(),
     annotations: "inspect",
     capability: { ...META, output: ["terminal-text", "metadata"] },
     handler: async ({ paneId, maxLines }, ctx) => {
@@ -130,7 +130,7 @@ export const captureTools = [
           bytes: TEXT_LIMITS.bytes,
           screen: true,
         }),
-        ...pickShape(paneStateSchema, state),
+        ...pickShape(paneSnapshotSchema, state),
       };
     },
   }),

@@ -3,8 +3,9 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { clipText, TEXT_LIMITS } from "../results.ts";
-import { type PaneStream, parseCursor } from "../live/stream.ts";
-import type { LiveEngine } from "../tmux/live.ts";
+import { parseCursor } from "../live/cursor.ts";
+import type { PaneStream } from "../live/stream.ts";
+import type { LiveEngine } from "../tmux/live_engine.ts";
 
 // The four argument schemas below carry no description: the server instructions (src/server.ts)
 // say once what session references, generations, maxLines and maxBytes mean, which costs the

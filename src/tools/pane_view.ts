@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
+import { CURSOR_PATTERN, formatCursor } from "../live/cursor.ts";
 import { gridFromBuffer, gridFromCapture } from "../render/cells.ts";
 import { paneIdSchema } from "../rows.ts";
 import { snapshotPane } from "../tmux/capture.ts";

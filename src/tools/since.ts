@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { readFrom, readScreen } from "../live/read.ts";
-import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
+import { CURSOR_PATTERN, formatCursor } from "../live/cursor.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";

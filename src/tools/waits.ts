@@ -19,8 +19,9 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { readScreen, waitForLine } from "../live/read.ts";
-import { CURSOR_PATTERN, formatCursor } from "../live/stream.ts";
+import { CURSOR_PATTERN, formatCursor } from "../live/cursor.ts";
+import { waitForLine } from "../live/line_wait.ts";
+import { readScreen } from "../live/read.ts";
 import { byteLength, clipText, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";

@@ -12,7 +12,7 @@ import { SURFACE } from "../../src/catalog.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createMcpSession, createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
 import { TmuxHost } from "../../src/host.ts";
-import type { LiveOptions } from "../../src/tmux/live.ts";
+import type { LiveOptions } from "../../src/tmux/live_options.ts";
 import { cleanEnv } from "./fixture.ts";
 
 export type { CallToolResult };

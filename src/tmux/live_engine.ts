@@ -12,41 +12,23 @@ import { ToolError } from "../errors.ts";
 import { oversize, type PaneEmulator } from "../live/emulator.ts";
 import { RunMarks } from "../live/frame.ts";
 import { PaneStream } from "../live/stream.ts";
-import { captureSeed } from "./capture_seed.ts";
 import type { TmuxRunner } from "./command.ts";
 import type { TmuxReadContext } from "./context.ts";
 import { ControlClient } from "./control.ts";
 import type { PaneSize } from "./layout.ts";
-import { int, parseRows, rowFormat, separators } from "./format.ts";
+import {
+  connectionLost,
+  discontinuity,
+  dropped,
+  endedAnswer,
+  evicted,
+  noRoom,
+} from "./live_endings.ts";
+import { checkPane, type PaneContinuity } from "./live_pane_check.ts";
+import type { LiveOptions, LiveStats, LiveStatus } from "./live_options.ts";
+import { alignRows, seedDone, seedStream } from "./live_seed.ts";
 import { snapshot } from "./queries.ts";
-import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
-
-/** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
-export interface LiveOptions {
-  /** How long a connection without streams lingers before it detaches. */
-  idleCloseMs: number;
-  /** How long a stream nobody reads or waits on is kept. */
-  streamTtlMs: number;
-  /** Rows of history each streamed pane's terminal keeps, besides its screen. */
-  scrollbackRows: number;
-  /** How often expiry is checked. */
-  sweepMs: number;
-  /**
-   * Control connections open at once. `%output` reaches only clients attached to the pane's
-   * session, so each streamed session needs its own; past this many, the least recently used
-   * one is closed to make room.
-   */
-  maxConnections: number;
-}
-
-/** The numbers of docs/design.md §7.4. */
-export const LIVE_DEFAULTS: LiveOptions = {
-  idleCloseMs: 30_000,
-  streamTtlMs: 300_000,
-  scrollbackRows: 1_000,
-  sweepMs: 1_000,
-  maxConnections: 8,
-};
+import { paneNotFound, rethrowPaneMissing } from "./targets.ts";
 
 /** How long closing waits for attaches in flight before leaving them to close themselves. */
 const OPENING_GRACE_MS = 1_000;
@@ -54,17 +36,11 @@ const OPENING_GRACE_MS = 1_000;
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */
 const ENDED_MEMORY = 256;
 
-/** Seeding captures taken while output keeps arriving, before the last one is used as it is. */
-const SEED_ATTEMPTS = 3;
-
 /**
  * The subscription by which tmux tells a connection that a pane's process changed (a respawn), so
  * a wait on it ends within about a second rather than when it times out.
  */
 const PID_SUBSCRIPTION = "tmux-mcp-pid";
-
-/** What {@link LiveEngine.check} can find. */
-export type PaneState = "same" | "gone" | "replaced" | "moved";
 
 interface Connection {
   client: ControlClient;
@@ -73,33 +49,6 @@ interface Connection {
   /** When a stream of this connection was last joined or read (for least-recently-used). */
   lastUsed: number;
 }
-
-/** Counters of the live engine, for tests and diagnostics. */
-export interface LiveStats {
-  /** Control connections open. */
-  connections: number;
-  /** Pane streams alive. */
-  streams: number;
-  /** Calls blocked waiting for output. */
-  waiters: number;
-  /** Pids of our control clients. */
-  clientPids: number[];
-}
-
-/** What the engine shows outside the server: its counters. */
-export interface LiveStatus {
-  /** Open connections, live streams and blocked waiters. */
-  stats(): LiveStats;
-}
-
-/** What {@link LiveEngine.check} reads of a pane: ids and numbers only, never pane text. */
-const PANE_CHECK = rowFormat("G", {
-  paneId: "pane_id",
-  panePid: "pane_pid",
-  serverPid: "pid",
-  sessionId: "session_id",
-  windowId: "window_id",
-});
 
 /** Control-mode connections and the pane streams they feed. */
 export class LiveEngine implements LiveStatus {
@@ -213,38 +162,15 @@ export class LiveEngine implements LiveStatus {
 
   /**
    * Why a stream that is no longer alive ended, if it ended recently: what a cursor of it answers
-   * now. A wait in progress when the server went away got `server_gone`; a cursor presented later
-   * is `stale_cursor` (docs/design.md §7.3), since a new stream is what the caller needs.
+   * now (see {@link endedAnswer}).
    */
   endedReason(streamId: string): ToolError | undefined {
-    const why = this.#endedWhy.get(streamId);
-    if (why?.code !== "server_gone") return why;
-    return new ToolError("stale_cursor", `the stream ended: ${why.message}`, {
-      hint: "Call capture_since without a cursor to follow the pane again (list panes first: " +
-        "after a server restart its id may name another pane).",
-    });
+    return endedAnswer(this.#endedWhy.get(streamId));
   }
 
-  /**
-   * Whether the stream still describes the pane: `gone` when the pane no longer exists,
-   * `replaced` when another process runs in it (respawn, or an id reused after a restart),
-   * `moved` when it left the session whose connection feeds the stream (its output would no
-   * longer arrive), else `same`. Only ids and numbers cross the channel here, never pane text.
-   */
-  async check(stream: PaneStream, signal?: AbortSignal): Promise<PaneState> {
-    const sep = separators();
-    const lines = await this.#client(stream).command(
-      ["display-message", "-p", "-t", paneArg(stream.paneId), PANE_CHECK.template(sep)],
-      signal,
-    );
-    const row = PANE_CHECK.decode(parseRows(lines.join("\n"), sep))[0];
-    if (row?.paneId !== stream.paneId) return "gone";
-    if (generationOf(int(row.serverPid), int(row.panePid)) !== stream.generation) {
-      return "replaced";
-    }
-    if (row.sessionId !== stream.sessionId) return "moved";
-    stream.windowId = row.windowId;
-    return "same";
+  /** Whether the stream still describes the pane (see {@link checkPane}). */
+  async check(stream: PaneStream, signal?: AbortSignal): Promise<PaneContinuity> {
+    return await checkPane(this.#client(stream), stream, signal);
   }
 
   /**
@@ -255,12 +181,7 @@ export class LiveEngine implements LiveStatus {
   async verify(stream: PaneStream, signal?: AbortSignal): Promise<void> {
     const state = await this.check(stream, signal);
     if (state === "same") return;
-    const error = state === "gone" ? paneNotFound(stream.paneId) : new ToolError(
-      "stale_cursor",
-      state === "moved"
-        ? `pane ${stream.paneId} moved to another session since this cursor was issued`
-        : `pane ${stream.paneId} was replaced since this cursor was issued`,
-    );
+    const error = discontinuity(stream.paneId, state);
     this.#end(stream, error);
     throw error;
   }
@@ -364,21 +285,10 @@ export class LiveEngine implements LiveStatus {
     const idle = [...this.#connections.entries()]
       .filter(([, c]) => !this.#streamsOf(c.client).some((s) => s.inUse))
       .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
-    if (idle.length === 0) {
-      throw new ToolError(
-        "busy",
-        `this server already follows ${this.#options.maxConnections} sessions, each with a ` +
-          "wait in progress",
-        { hint: "Retry when one of the other capture_since waits has ended." },
-      );
-    }
+    if (idle.length === 0) throw noRoom(this.#options.maxConnections);
     const [sessionId, connection] = idle[0];
     this.#connections.delete(sessionId);
-    const error = new ToolError(
-      "stale_cursor",
-      `the stream ended: this server follows at most ${this.#options.maxConnections} sessions ` +
-        "at once, and this one was the least recently read when another was needed",
-    );
+    const error = evicted(this.#options.maxConnections);
     for (const stream of this.#streamsOf(connection.client)) this.#end(stream, error);
     connection.client.close().catch(() => {});
   }
@@ -413,25 +323,11 @@ export class LiveEngine implements LiveStatus {
     }
   }
 
-  /**
-   * After a resize, put the terminal's rows where tmux put them: the two reflow wrapped lines
-   * alike, but where xterm.js keeps blank rows below the cursor, tmux scrolls rows into its
-   * history. tmux's cursor position, read as tmux runs the command (only numbers cross the
-   * channel), says by how much.
-   */
+  /** After a resize, put the terminal's rows where tmux put them (see {@link alignRows}). */
   #align(stream: PaneStream): void {
     const client = this.#feeds.get(stream.id);
     if (!client || client.closed) return;
-    const format = "#{cursor_x},#{cursor_y},#{pane_width},#{pane_height}";
-    client.command(
-      ["display-message", "-p", "-t", paneArg(stream.paneId), format],
-      undefined,
-      undefined,
-      (lines) => {
-        const [x, y, width, height] = (lines[0] ?? "").split(",").map((n) => int(n, -1));
-        if (Math.min(x, y, width, height) >= 0) stream.align(x, y, width, height);
-      },
-    ).catch(() => {});
+    alignRows(client, stream);
   }
 
   /** Check a stream's pane now; one that is gone or replaced ends its stream and its waits. */
@@ -439,29 +335,10 @@ export class LiveEngine implements LiveStatus {
     this.verify(stream).catch(() => {});
   }
 
-  /**
-   * Seed a stream's terminal from tmux's rendering of the pane (docs/design.md §7.2). The stream
-   * already holds the output arriving meanwhile; a capture is used only if none arrived while it
-   * was taken (output tmux produced before the capture has reached us once a command sent after
-   * it is answered, since tmux keeps a control client's output and replies in order). Otherwise
-   * it is taken again, and after the last attempt used as it is, disclosed as `seedRace`.
-   */
+  /** Seed a stream's terminal (see {@link seedStream}); a failed seed ends the stream. */
   async #seed(stream: PaneStream, client: ControlClient): Promise<void> {
     try {
-      for (let attempt = 1; !stream.ended; attempt++) {
-        const from = stream.changes;
-        const seed = await captureSeed(this.#ctx, stream.paneId);
-        let seen = -1;
-        await client.command(["display-message", "-p", ""], undefined, undefined, () => {
-          seen = stream.changes;
-        });
-        const raced = seen !== from;
-        if (!raced || attempt === SEED_ATTEMPTS) {
-          stream.generation = seed.generation;
-          stream.seed(seed, from, raced);
-          return;
-        }
-      }
+      await seedStream(this.#ctx, stream, client);
     } catch (error) {
       this.#end(
         stream,
@@ -474,17 +351,7 @@ export class LiveEngine implements LiveStatus {
   /** The stream once seeded; a failed seed fails every caller waiting for it. */
   async #ready(stream: PaneStream, signal?: AbortSignal): Promise<PaneStream> {
     const seeding = this.#seeds.get(stream.id);
-    if (seeding) {
-      if (!signal) await seeding;
-      else {
-        await new Promise<void>((resolve, reject) => {
-          const onAbort = () => reject(new ToolError("cancelled", "the call was cancelled"));
-          if (signal.aborted) return onAbort();
-          signal.addEventListener("abort", onAbort, { once: true });
-          seeding.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-        });
-      }
-    }
+    if (seeding) await seedDone(seeding, signal);
     if (stream.ended) throw stream.ended;
     return stream;
   }
@@ -495,9 +362,7 @@ export class LiveEngine implements LiveStatus {
       this.#connections.delete(client.sessionId);
     }
     if (!byUs) this.#log(`live: control connection to ${client.sessionId} ended (${reason})`);
-    const error = new ToolError("server_gone", `the tmux session or server went away (${reason})`, {
-      hint: "List sessions again; if the pane still exists, call capture_since without a cursor.",
-    });
+    const error = connectionLost(reason);
     for (const stream of this.#streamsOf(client)) this.#end(stream, error);
     if (this.#connections.size === 0 && this.#sweeper !== undefined) {
       clearInterval(this.#sweeper);
@@ -506,7 +371,7 @@ export class LiveEngine implements LiveStatus {
   }
 
   #drop(stream: PaneStream, reason: string): void {
-    this.#end(stream, new ToolError("stale_cursor", `the stream ended: ${reason}`));
+    this.#end(stream, dropped(reason));
   }
 
   /** Forget a stream, wake its waiters with `error`, and remember why it ended. */
