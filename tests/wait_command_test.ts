@@ -6,7 +6,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { connectInProcess, fails, ok, sessionsOnOneHost } from "./support/client.ts";
+import { call, connectInProcess, fails, ok, sessionsOnOneHost } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 
 interface Ended {
@@ -189,6 +189,41 @@ Deno.test("wait_for_command: the pane killed during the wait is pane_died, with 
       (await fails(client, "wait_for_command", { runId: first.runId! })).code,
       "stale_cursor",
     );
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("wait_for_command: a command interrupted with C-c has an end that cannot be known", async () => {
+  await using fx = await server();
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const pane = await bashPane(fx);
+    const first = await ok<Ended>(client, "run_shell_command", {
+      paneId: pane,
+      command: held(`${fx.dir}/never`, "echo not-reached"),
+      timeoutMs: 300,
+    });
+    assertEquals(first.outcome, "timeout");
+    await ok(client, "send_keys", { paneId: pane, keys: "C-c", enter: false });
+    // bash drops the rest of the line, end frame included: no end will come.
+    let refusal;
+    for (let i = 0; !refusal && i < 30; i++) {
+      const result = await call(client, "wait_for_command", { runId: first.runId! });
+      if (result.isError) refusal = result;
+      else assertEquals((result.structuredContent as { outcome: string }).outcome, "timeout");
+    }
+    const error = (refusal!.structuredContent as { error: { code: string; message: string } })
+      .error;
+    assertEquals(error.code, "stale_cursor");
+    assertMatch(error.message, /^the command's end cannot be known: .*interrupted/);
+    // Answered once: the runId is forgotten, and the pane takes a command again.
+    assertMatch(
+      (await fails(client, "wait_for_command", { runId: first.runId! })).message,
+      /holds no command/,
+    );
+    const next = await ok<Ended>(client, "run_shell_command", { paneId: pane, command: "echo ok" });
+    assertEquals([next.outcome, next.output], ["completed", "ok"]);
   } finally {
     await close();
   }

@@ -31,7 +31,7 @@ import { BUFFER_PREFIX } from "./input.ts";
 import type { LiveEngine } from "./live.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
-import { paneFate } from "./queries.ts";
+import { type PaneFate, paneFate } from "./queries.ts";
 import { checkGeneration, paneArg } from "./targets.ts";
 
 export { POSIX_SHELLS } from "./run_pane.ts";
@@ -239,7 +239,12 @@ export async function awaitRun(
       const now = Date.now();
       if (now >= deadline) break;
       if (now >= nextCheck) {
-        const state = await paneState(ctx, run, options.signal);
+        const { state, currentCommand } = await paneState(ctx, run, options.signal);
+        // A later call applies the busy check's rules itself (an interrupted command's mark ends).
+        if (state === "alive" && options.resumed && currentCommand !== undefined) {
+          const { paneId, generation } = run;
+          launched.live.runs.pending({ paneId, generation, dead: false, currentCommand });
+        }
         if (state !== "alive") {
           launched.live.runs.release(run);
           if (state !== "replaced") return finish(launched, state);
@@ -317,10 +322,11 @@ async function paneState(
   ctx: TmuxReadContext,
   run: FramedRun,
   signal: AbortSignal,
-): Promise<"alive" | "pane_died" | "server_gone" | "replaced"> {
+): Promise<{ state: "alive" | PaneFate | "replaced"; currentCommand?: string }> {
   const { fate, currentCommand } = await paneFate(ctx, run.paneId, run.generation, signal);
-  if (fate !== "alive") return fate;
-  return currentCommand !== undefined && replaced(run, currentCommand) ? "replaced" : "alive";
+  if (fate !== "alive") return { state: fate };
+  const exec = currentCommand !== undefined && replaced(run, currentCommand);
+  return { state: exec ? "replaced" : "alive", currentCommand };
 }
 
 /** The mark ended without an end frame (a later call finds it so): how, as far as it is known. */
@@ -329,7 +335,7 @@ async function releasedRun(
   launched: Launched,
   signal: AbortSignal,
 ): Promise<RunEnd> {
-  const state = await paneState(ctx, launched.run, signal);
+  const { state } = await paneState(ctx, launched.run, signal);
   if (state === "pane_died" || state === "server_gone") return finish(launched, state);
   const note = state === "replaced" ? REPLACED_NOTE : RELEASED_NOTE;
   return { ...finish(launched, "timeout"), note };
