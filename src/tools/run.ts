@@ -2,7 +2,8 @@
  * run_shell_command: run one command in a pane's own shell and return its exact output and exit
  * status in one call (docs/design.md §7.9). The pane is checked like send_keys's (§6.2) and held
  * in the input queue only while the line is typed; from then until the command's end frame, its
- * busy mark refuses text to the pane (§6.12).
+ * busy mark refuses text to the pane (§6.12). wait_for_command follows a command whose call timed
+ * out, by the runId that call returned, to its end (§7.9).
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
@@ -130,10 +131,12 @@ export const runTools = [
     output: z.object({
       runId: z.string(),
       outcome: OUTCOME,
-      exitStatus: z.int().optional(),
-      output: z.string(),
+      exitStatus: z.int().optional().describe("The command's exit status ($?), when completed."),
+      output: z.string().describe(
+        "The command's whole output as the terminal shows it (so far, for a timeout), tail-first.",
+      ),
       ...boundedShape,
-      cursor: z.string().optional(),
+      cursor: z.string().optional().describe("Pass it to capture_since to follow the pane."),
       ...waitShape,
     }).strict(),
     annotations: "inspect",
