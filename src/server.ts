@@ -219,6 +219,8 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
 
   // Grants belong to this session: another session's agent never inherits them (§6.11).
   const grants = new GrantBook(options.now);
+  // What this session started (a runId, §7.9) is redeemed only with this token.
+  const owner = {};
   // Elicitation is the client's capability; the server declares nothing for it.
   const clientAnswers = () => server.getClientCapabilities()?.elicitation?.form !== undefined;
   const elicitFor =
@@ -279,6 +281,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
       channels: host.channels,
       progress: progressFor(extra),
       manifest: TOOLS,
+      session: owner,
     };
     // Nested calls (the batch) reach only enabled tools, through the same pipeline; a nested
     // call cannot nest again.

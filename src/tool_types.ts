@@ -48,6 +48,8 @@ export interface ToolContext {
   readonly invoke: (name: string, args: unknown) => Promise<ToolResult>;
   /** Every tool this version has, enabled or not (the batch reads which ones are batchable). */
   readonly manifest: readonly ToolSpec[];
+  /** The MCP session calling, by identity: what it started (a runId) is found only by it. */
+  readonly session?: object;
 }
 
 /** What a manage, execute or teardown handler gets: the read context plus the input queue. */

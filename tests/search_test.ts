@@ -10,6 +10,7 @@ interface Match {
   sessionName: string;
   windowIndex: number;
   windowName: string;
+  line: number;
   lineNumber: number;
   text: string;
 }
@@ -70,6 +71,7 @@ Deno.test("search_panes: literal matches with pane, window and line number", asy
       sessionName: "alpha",
       windowIndex: 0,
       windowName: await fx.display("=alpha:0", "#{window_name}"),
+      line: 1,
       lineNumber: 2,
       text: "needle here",
     });

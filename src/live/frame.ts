@@ -308,4 +308,70 @@ export class RunMarks {
   get size(): number {
     return this.#runs.size;
   }
+
+  /** Whether `run` still holds its pane's mark (it is followed and may yet end with a frame). */
+  holds(run: FramedRun): boolean {
+    return this.#runs.get(run.paneId)?.run === run;
+  }
+
+  readonly #tickets = new Map<string, RunTicket>();
+
+  /**
+   * Keep a command a call stopped waiting for, for wait_for_command, under a fresh runId that
+   * only `owner` (the MCP session) may redeem (docs/design.md §7.9). The ticket holds the run,
+   * whose end frame and output it keeps once they come.
+   */
+  ticket(ticket: Omit<RunTicket, "usedAt">): string {
+    this.#prune();
+    const runId = `run-${frameNonce().slice(0, 24)}`;
+    this.#tickets.set(runId, { ...ticket, usedAt: Date.now() });
+    return runId;
+  }
+
+  /** The ticket `runId` names, when `owner` holds it and it has not expired. */
+  redeem(runId: string, owner: object): RunTicket | undefined {
+    this.#prune();
+    const ticket = this.#tickets.get(runId);
+    if (ticket?.owner !== owner) return undefined;
+    ticket.usedAt = Date.now();
+    return ticket;
+  }
+
+  /** Forget a ticket once its answer was given. */
+  forget(runId: string): void {
+    this.#tickets.delete(runId);
+  }
+
+  /**
+   * A ticket whose command still holds its mark stays; one that ended (or can no longer be
+   * followed) is kept {@link TICKET_TTL_MS} after its last use, and at most {@link MAX_TICKETS}.
+   */
+  #prune(): void {
+    const now = Date.now();
+    for (const [runId, ticket] of this.#tickets) {
+      if (!this.holds(ticket.run) && now - ticket.usedAt > TICKET_TTL_MS) {
+        this.#tickets.delete(runId);
+      }
+    }
+    for (const [runId] of this.#tickets) {
+      if (this.#tickets.size < MAX_TICKETS) break;
+      this.#tickets.delete(runId);
+    }
+  }
+}
+
+/** How long wait_for_command remembers a command that ended or stopped being followed. */
+const TICKET_TTL_MS = 600_000;
+/** Tickets one live engine keeps (the oldest goes first). */
+const MAX_TICKETS = 256;
+
+/** A command run_shell_command stopped waiting for, as wait_for_command finds it again. */
+export interface RunTicket {
+  run: FramedRun;
+  stream: PaneStream;
+  /** Our buffer that held the command's script (deleted if the command never started). */
+  buffer: string;
+  /** The MCP session that started the command: only it may wait for it. */
+  owner: object;
+  usedAt: number;
 }

@@ -343,3 +343,32 @@ export async function resolveSession(
 ): Promise<string> {
   return resolveSessionRef(await listSessions(ctx, signal), ref);
 }
+
+/** What became of a pane a wait follows (docs/design.md §7.7 rule 5, §7.9). */
+export type PaneFate = "alive" | "pane_died" | "server_gone";
+
+/**
+ * Whether the pane still runs the process `generation` names: gone, dead (kept by
+ * remain-on-exit) or replaced is `pane_died`; no server is `server_gone`. A look that fails for
+ * another reason answers `alive` (the pane is not known to be gone; a waiting caller looks
+ * again, an ending one reports what it has); cancellation throws. The one answer every wait uses.
+ */
+export async function paneFate(
+  ctx: TmuxReadContext,
+  paneId: string,
+  generation: string,
+  signal?: AbortSignal,
+): Promise<{ fate: PaneFate; currentCommand?: string }> {
+  try {
+    const row = (await snapshot(ctx, { panes: { windowOf: paneId } }, signal)).panes
+      .find((p) => p.paneId === paneId);
+    if (!row || row.dead || row.generation !== generation) return { fate: "pane_died" };
+    return { fate: "alive", currentCommand: row.currentCommand };
+  } catch (error) {
+    if (!(error instanceof ToolError) || error.code === "cancelled") throw error;
+    if (error.code === "server_not_running" || error.code === "server_gone") {
+      return { fate: "server_gone" };
+    }
+    return { fate: error.code === "target_not_found" ? "pane_died" : "alive" };
+  }
+}

@@ -27,12 +27,13 @@ import { formatCursor } from "../live/cursor.ts";
 import { markOf } from "../live/row_changes.ts";
 import type { PaneStream } from "../live/stream.ts";
 import type { TmuxContext, TmuxReadContext } from "./context.ts";
-import { flag, int, nonce, parseRows, rowFormat, separators } from "./format.ts";
+import { nonce } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
 import type { LiveEngine } from "./live_engine.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
-import { checkGeneration, generationOf, paneArg } from "./targets.ts";
+import { type PaneFate, paneFate } from "./queries.ts";
+import { checkGeneration, paneArg } from "./targets.ts";
 
 export { POSIX_SHELLS } from "./run_pane.ts";
 
@@ -42,46 +43,6 @@ export const START_GRACE_MS = 2_000;
 const PANE_CHECK_MS = 1_000;
 /** How often progress is reported at most. */
 export const PROGRESS_MS = 500;
-
-/** What a waiting call reads of the pane: ids, numbers and the program. */
-const RUN_TARGET = rowFormat("R", {
-  paneId: "pane_id",
-  panePid: "pane_pid",
-  serverPid: "pid",
-  currentCommand: "pane_current_command",
-  dead: "pane_dead",
-});
-
-/** The pane a command runs in, as tmux sees it now. */
-export interface RunPane {
-  paneId: string;
-  generation: string;
-  currentCommand: string;
-  dead: boolean;
-}
-
-/** Read the pane's program and process; undefined when there is no such pane. */
-export async function runPane(
-  ctx: TmuxReadContext,
-  paneId: string,
-  signal?: AbortSignal,
-): Promise<RunPane | undefined> {
-  const sep = separators();
-  const out = await ctx.runner.runPartial(
-    ["display-message", "-p", "-t", paneArg(paneId), RUN_TARGET.template(sep)],
-    { signal },
-  );
-  if (out.error && out.error.code !== "target_not_found") throw out.error;
-  const row = RUN_TARGET.decode(parseRows(out.stdout, sep))[0];
-  // display-message answers for no pane at all when the pane is missing (docs/design.md §5.12).
-  if (!row || row.paneId !== paneId) return undefined;
-  return {
-    paneId,
-    generation: generationOf(int(row.serverPid), int(row.panePid)),
-    currentCommand: row.currentCommand,
-    dead: flag(row.dead),
-  };
-}
 
 /** A value as one POSIX shell word: single quotes, each `'` written as `'\''`. */
 function shellWord(value: string): string {
@@ -126,7 +87,7 @@ export function runScript(
 /** What a run is asked to do, and the pane as the input preflight just listed it. */
 export interface RunRequest {
   /** The pane: its id, process generation and foreground program. */
-  pane: Pick<RunPane, "paneId" | "generation" | "currentCommand">;
+  pane: { paneId: string; generation: string; currentCommand: string };
   command: string;
   generation?: string;
   /** Every pane input to it reaches (from the input preflight): more than one is refused. */
@@ -249,6 +210,8 @@ export interface AwaitOptions {
   signal: AbortSignal;
   /** Called at most every {@link PROGRESS_MS} with the newest output row. */
   onProgress?: (elapsedMs: number, newestRow: string) => void;
+  /** A later call (wait_for_command): a mark that ended without an end frame ends the wait. */
+  resumed?: boolean;
 }
 
 /**
@@ -271,10 +234,18 @@ export async function awaitRun(
     for (;;) {
       if (run.exit) return finish(launched, "completed");
       if (run.lost || stream.ended) return await lostRun(ctx, launched);
+      if (options.resumed && !launched.live.runs.holds(run)) {
+        return await releasedRun(ctx, launched, options.signal);
+      }
       const now = Date.now();
       if (now >= deadline) break;
       if (now >= nextCheck) {
-        const state = await runPaneFate(ctx, run, options.signal);
+        const { state, currentCommand } = await runPaneFate(ctx, run, options.signal);
+        // A later call applies the busy check's rules itself (an interrupted command's mark ends).
+        if (state === "alive" && options.resumed && currentCommand !== undefined) {
+          const { paneId, generation } = run;
+          launched.live.runs.pending({ paneId, generation, dead: false, currentCommand });
+        }
         if (state !== "alive") {
           launched.live.runs.release(run);
           if (state !== "replaced") return finish(launched, state);
@@ -340,26 +311,35 @@ async function settleUnstarted(
 const REPLACED_NOTE = "the command replaced the pane's shell (exec): the program it started " +
   "runs on, no end frame will come, and the pane is no longer marked busy";
 
+const RELEASED_NOTE = "the pane stopped being marked busy before the command's end frame came " +
+  "(a key such as C-c interrupted it, or it never started), so its end cannot be known";
+
 /**
  * Whether the command's pane still runs its process (and its shell, not a program the command
- * exec'd): a pane kept dead by `remain-on-exit` ends
- * no stream, so a waiting call looks. A failed look that is not about the server is not an
- * answer (the next one is).
+ * exec'd): a pane kept dead by `remain-on-exit` ends no stream, so a waiting call looks
+ * ({@link paneFate}: a failed look is not an answer, the next one is).
  */
 async function runPaneFate(
   ctx: TmuxReadContext,
   run: FramedRun,
   signal: AbortSignal,
-): Promise<"alive" | "pane_died" | "server_gone" | "replaced"> {
-  try {
-    const pane = await runPane(ctx, run.paneId, signal);
-    if (!pane || pane.dead || pane.generation !== run.generation) return "pane_died";
-    return replaced(run, pane.currentCommand) ? "replaced" : "alive";
-  } catch (error) {
-    if (!(error instanceof ToolError) || error.code === "cancelled") throw error;
-    const gone = error.code === "server_not_running" || error.code === "server_gone";
-    return gone ? "server_gone" : "alive";
-  }
+): Promise<{ state: "alive" | PaneFate | "replaced"; currentCommand?: string }> {
+  const { fate, currentCommand } = await paneFate(ctx, run.paneId, run.generation, signal);
+  if (fate !== "alive") return { state: fate };
+  const exec = currentCommand !== undefined && replaced(run, currentCommand);
+  return { state: exec ? "replaced" : "alive", currentCommand };
+}
+
+/** The mark ended without an end frame (a later call finds it so): how, as far as it is known. */
+async function releasedRun(
+  ctx: TmuxReadContext,
+  launched: Launched,
+  signal: AbortSignal,
+): Promise<RunEnd> {
+  const { state } = await runPaneFate(ctx, launched.run, signal);
+  if (state === "pane_died" || state === "server_gone") return finish(launched, state);
+  const note = state === "replaced" ? REPLACED_NOTE : RELEASED_NOTE;
+  return { ...finish(launched, "timeout"), note };
 }
 
 /** The stream ended before the end frame: the pane died, or the server or connection went. */
@@ -369,10 +349,8 @@ async function lostRun(ctx: TmuxReadContext, launched: Launched): Promise<RunEnd
   if (reason?.code === "server_gone") return finish(launched, "server_gone");
   if (reason?.code === "target_not_found") return finish(launched, "pane_died");
   // Replaced (respawned), moved to another session, or its connection closed to make room.
-  const pane = await runPane(ctx, launched.run.paneId).catch(() => undefined);
-  if (!pane || pane.dead || pane.generation !== launched.run.generation) {
-    return finish(launched, "pane_died");
-  }
+  const { fate } = await paneFate(ctx, launched.run.paneId, launched.run.generation);
+  if (fate !== "alive") return finish(launched, fate);
   throw (reason ?? new ToolError("server_gone", "the pane's stream ended")).withEffects("possible");
 }
 
@@ -388,4 +366,54 @@ function finish(launched: Launched, outcome: RunOutcome): RunEnd {
     missedRows: output.missedRows,
     ...(emulator ? { cursor: formatCursor(stream.id, stream.remember(markOf(emulator))) } : {}),
   };
+}
+
+/**
+ * Keep a command whose call timed out for wait_for_command: its runId, which only `owner` (the
+ * MCP session) can redeem. The live engine holds it (docs/design.md §7.9).
+ */
+export function keepRun(launched: Launched, owner: object): string {
+  const { run, stream, buffer, live } = launched;
+  return live.runs.ticket({ run, stream, buffer, owner });
+}
+
+/**
+ * Wait again for the command `runId` names, as {@link awaitRun} does. A runId this session does
+ * not hold, and a command whose end can no longer be seen (its mark ended without an end frame,
+ * its stream was lost), are refused with `stale_cursor`; a runId is forgotten once its end was
+ * reported.
+ */
+export async function resumeRun(
+  ctx: TmuxReadContext,
+  live: LiveEngine,
+  runId: string,
+  owner: object,
+  options: AwaitOptions,
+): Promise<RunEnd> {
+  const ticket = live.runs.redeem(runId, owner);
+  if (!ticket) {
+    throw new ToolError("stale_cursor", "this session holds no command with that runId", {
+      hint: "A runId comes from run_shell_command's timeout in this session and is forgotten " +
+        "once its end was reported; use capture_since or list_panes to see the pane.",
+    });
+  }
+  const { run, stream, buffer } = ticket;
+  const unknown = (why: string) =>
+    new ToolError("stale_cursor", `the command's end cannot be known: ${why}`, {
+      hint: "Read the pane with capture_pane, or run the command again.",
+    });
+  let end: RunEnd;
+  try {
+    end = await awaitRun(ctx, { run, stream, buffer, live }, { ...options, resumed: true });
+  } catch (error) {
+    if (!(error instanceof ToolError) || error.code !== "stale_cursor") throw error;
+    live.runs.forget(runId);
+    throw unknown(error.message);
+  }
+  if (end.outcome !== "timeout") live.runs.forget(runId);
+  else if (end.note) {
+    live.runs.forget(runId);
+    throw unknown(end.note);
+  }
+  return end;
 }

@@ -40,7 +40,11 @@ const matchSchema = z.object({
   sessionName: z.string(),
   windowIndex: z.int(),
   windowName: z.string(),
-  lineNumber: z.int().describe("1 = the first line searched (the top of the searched range)."),
+  line: z.int().describe(
+    "The row the line starts on, as capture_pane counts: 0 = the screen's top, negative = " +
+      "history; capture_pane {start: line - 5, end: line + 5} shows it in context.",
+  ),
+  lineNumber: z.int().describe("Deprecated (use line): 1 = the first line searched."),
   text: z.string().describe(`The matching line (cut to ${SEARCH_LIMITS.matchText} characters).`),
 }).strict();
 
@@ -52,7 +56,8 @@ export const searchTools = [
     batchable: true,
     title: "Search pane text",
     description:
-      "Find which panes show a text: matching lines with pane, window and line number, from " +
+      "Find which panes show a text: matching lines with pane, window and `line` (capture_pane's " +
+      "numbering), from " +
       "the screens (plus `scrollbackLines` of history) of all panes or one `session`. Capped at " +
       `${SEARCH_LIMITS.panes} panes, ${SEARCH_LIMITS.lines} lines and ${
         SEARCH_LIMITS.millis / 1000
@@ -115,7 +120,7 @@ export const searchTools = [
         items.push({ paneId: pane.paneId, historyRows });
       }
 
-      const { texts, failed, timedOut } = await captureMany(ctx.tmux, items, {
+      const { texts, lineRows, failed, timedOut } = await captureMany(ctx.tmux, items, {
         signal: ctx.signal,
         deadline,
       });
@@ -152,6 +157,7 @@ export const searchTools = [
           if (at < 0) continue;
           const match = pickShape(matchSchema, {
             ...pane,
+            line: lineRows.get(item.paneId)![i],
             lineNumber: i + 1,
             text: matchText(lines[i], at),
           });

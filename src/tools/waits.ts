@@ -25,7 +25,7 @@ import { readScreen } from "../live/read.ts";
 import { byteLength, clipText, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";
-import { snapshot } from "../tmux/queries.ts";
+import { paneFate } from "../tmux/queries.ts";
 import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";
 import {
@@ -106,24 +106,6 @@ function firstHit(tests: readonly ((line: string) => Hit | undefined)[], line: s
     if (hit) return hit;
   }
   return undefined;
-}
-
-/** What became of a pane whose stream ended, or whose wait timed out (rule 5). */
-async function fateOf(
-  ctx: ToolContext,
-  paneId: string,
-  generation: string,
-): Promise<"pane_died" | "server_gone" | "alive"> {
-  try {
-    const row = (await snapshot(ctx.tmux, { panes: { windowOf: paneId } }, ctx.signal)).panes
-      .find((p) => p.paneId === paneId);
-    return !row || row.dead || row.generation !== generation ? "pane_died" : "alive";
-  } catch (error) {
-    if (!(error instanceof ToolError)) throw error;
-    if (error.code === "server_not_running" || error.code === "server_gone") return "server_gone";
-    if (error.code === "target_not_found") return "pane_died";
-    throw error;
-  }
 }
 
 const patternSchema = z.string().min(1).max(PATTERN_LIMITS.chars);
@@ -263,7 +245,7 @@ export const waitTools = [
           tailLines: bounds.lines,
         });
         if (waited.outcome === "ended") {
-          const fate = await fateOf(ctx, pane.paneId, pane.generation);
+          const { fate } = await paneFate(ctx.tmux, pane.paneId, pane.generation, ctx.signal);
           if (fate === "alive") throw waited.error;
           return answer(fate, undefined, waited.text, { ...pane, missedRows: 0 });
         }
@@ -272,7 +254,7 @@ export const waitTools = [
           : undefined;
         if (!found) {
           // A pane whose program exited under remain-on-exit sends no notification.
-          const fate = await fateOf(ctx, pane.paneId, pane.generation);
+          const { fate } = await paneFate(ctx.tmux, pane.paneId, pane.generation, ctx.signal);
           if (fate !== "alive") {
             return answer(fate, undefined, waited.text, { ...pane, missedRows: 0 });
           }
@@ -386,6 +368,6 @@ async function polled<R>(
     first = next;
   }
   if (found) return done(found.hit.stopped ? "stopped" : "matched", found);
-  const fate = await fateOf(ctx, pane.paneId, pane.generation);
+  const { fate } = await paneFate(ctx.tmux, pane.paneId, pane.generation, ctx.signal);
   return done(fate === "alive" ? "timeout" : fate);
 }
