@@ -26,6 +26,7 @@
 import { ToolError } from "../errors.ts";
 import type { TmuxRunner } from "./command.ts";
 import { refuseFlagLike } from "./argv.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Channel names this server waits on and signals. */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -44,12 +45,6 @@ export type ChannelOutcome = "signalled" | "timeout" | "server_gone";
  * the runner needs a deadline, and this one is never reached in practice (about 24.8 days).
  */
 const WAITER_LIFETIME_MS = 2_147_483_647;
-
-/**
- * How long closing gives our signals and the waiters they wake, together, before killing what is
- * left (a frozen server answers neither); well inside the 2 s main.ts gives the whole shutdown.
- */
-const CLOSE_GRACE_MS = 1_000;
 
 /** Deadline of the short commands (signals, pid checks). */
 const COMMAND_TIMEOUT_MS = 5_000;
@@ -146,15 +141,12 @@ export class ChannelWaiters {
     const left = [...this.#waiters.entries()];
     if (left.length === 0) return;
     const exited = Promise.all(left.map(([, w]) => w.done));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
     // One process for every channel: one each took seconds for a few hundred on a busy machine.
     const signals = this.#runner.run(
       left.map(([channel]) => ["wait-for", "-S", channel]),
       { timeoutMs: CLOSE_GRACE_MS, effects: "possible" },
     ).catch(() => {});
-    await Promise.race([exited, grace]);
-    clearTimeout(timer);
+    await settlesWithin(exited, CLOSE_GRACE_MS);
     this.#kill.abort();
     await Promise.all([exited, signals]);
   }

@@ -23,7 +23,8 @@ import { preview, ToolError } from "../errors.ts";
 import type { TmuxCommand } from "./argv.ts";
 import type { TmuxContext } from "./context.ts";
 import { nonce } from "./format.ts";
-import { paneArg, WINDOW_ID } from "./targets.ts";
+import { WINDOW_ID } from "../rows.ts";
+import { paneArg } from "./targets.ts";
 
 /** Text up to this many UTF-8 bytes goes as one `send-keys` argument; more goes via a buffer. */
 export const ARGV_TEXT_BYTES = 8192;

@@ -20,6 +20,7 @@ import type { PaneSize } from "./layout.ts";
 import { int, parseRows, rowFormat, separators } from "./format.ts";
 import { snapshot } from "./queries.ts";
 import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
 export interface LiveOptions {
@@ -47,9 +48,6 @@ export const LIVE_DEFAULTS: LiveOptions = {
   sweepMs: 1_000,
   maxConnections: 8,
 };
-
-/** How long closing waits for attaches in flight before leaving them to close themselves. */
-const OPENING_GRACE_MS = 1_000;
 
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */
 const ENDED_MEMORY = 256;
@@ -294,9 +292,7 @@ export class LiveEngine implements LiveStatus {
     // An attach to a frozen server can take the whole command timeout: wait for attaches in
     // flight only briefly; one that completes later is closed as it arrives (see #connect).
     const opening = Promise.all([...this.#opening.values()].map((p) => p.catch(() => undefined)));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([opening, new Promise((r) => timer = setTimeout(r, OPENING_GRACE_MS))]);
-    clearTimeout(timer);
+    await settlesWithin(opening, CLOSE_GRACE_MS);
     await Promise.all([...this.#connections.values()].map((c) => c.client.close()));
     this.#connections.clear();
   }

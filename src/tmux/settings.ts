@@ -7,7 +7,7 @@ import type { TmuxReadContext } from "./context.ts";
 import { marker, separators, splitSections } from "./format.ts";
 import { type EnvironmentEntry, parseEnvironment } from "./environment.ts";
 import { resolveSession } from "./queries.ts";
-import { PANE_ID, WINDOW_ID } from "./targets.ts";
+import { PANE_ID, WINDOW_ID } from "../rows.ts";
 
 /** Option scopes, as show_option's input schema (reused by the batch envelope) names them. */
 export const OPTION_SCOPES = [

@@ -5,11 +5,7 @@
  * its id `$N` or an exact name sent as `=name`, and anything else is `target_not_found`.
  */
 import { preview, ToolError } from "../errors.ts";
-
-/** Pattern of a pane id. */
-export const PANE_ID = /^%\d+$/;
-/** Pattern of a window id. */
-export const WINDOW_ID = /^@\d+$/;
+import { PANE_ID, WINDOW_ID } from "../rows.ts";
 /** Pattern of a session id. */
 export const SESSION_ID = /^\$\d+$/;
 
