@@ -35,7 +35,7 @@ export const sessionRowSchema = z.object({
 }).strict();
 
 /** A session row plus its current window. */
-export const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: z.string() });
+const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: z.string() });
 
 /** A window as list_windows shows it. */
 export const windowRowSchema = z.object({
@@ -96,7 +96,7 @@ export const paneDetailsSchema = z.object({
 });
 
 /** A pane row plus everything the guard and the detail tools read. */
-export const paneFactsSchema = paneRowSchema.extend({
+const paneFactsSchema = paneRowSchema.extend({
   ...paneDetailsSchema.shape,
   /** Effective `synchronize-panes` (a pane option since tmux 3.2, inherited from the window). */
   synchronized: z.boolean(),

@@ -29,7 +29,7 @@ import { refuseFlagLike } from "./argv.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Channel names this server waits on and signals. */
-export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * How many channels may have a waiter of ours at once (docs/design.md §7.8): far below tmux's
@@ -38,7 +38,7 @@ export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_CHANNEL_WAITERS = 64;
 
 /** How a wait on a channel ended. */
-export type ChannelOutcome = "signalled" | "timeout" | "server_gone";
+type ChannelOutcome = "signalled" | "timeout" | "server_gone";
 
 /**
  * How long a waiter may run unheard. It lives until its channel is signalled or the host closes;
@@ -50,7 +50,7 @@ const WAITER_LIFETIME_MS = 2_147_483_647;
 const COMMAND_TIMEOUT_MS = 5_000;
 
 /** Refuse a name that is not a channel name, without echoing it (docs/design.md §3.2). */
-export function checkChannel(name: string): string {
+function checkChannel(name: string): string {
   refuseFlagLike(name, "channel name");
   if (!CHANNEL_NAME.test(name)) {
     throw new ToolError(

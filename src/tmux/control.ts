@@ -32,7 +32,7 @@ import { pipedReader } from "./process.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Callbacks of a control client. */
-export interface ControlHandlers {
+interface ControlHandlers {
   /** The tmux client process exists (before it has attached): register it as ours at once. */
   onSpawn?(pid: number): void;
   /** Bytes a pane printed. */
@@ -56,7 +56,7 @@ export interface ControlHandlers {
 }
 
 /** Options of {@link ControlClient.open}. */
-export interface ControlOpenOptions extends ControlSpawnOptions {
+interface ControlOpenOptions extends ControlSpawnOptions {
   /**
    * Once attached, any block that is not a reply to our own commands (a hook's output) drops the
    * connection: a connection whose replies carry pane text expects nothing else (§5.14).

@@ -58,7 +58,7 @@ export function parseRows(stdout: string, sep: Separators): TaggedRow[] {
 }
 
 /** A typed row format: keys in order, each bound to a tmux variable. */
-export type FieldMap<K extends string> = Readonly<Record<K, string>>;
+type FieldMap<K extends string> = Readonly<Record<K, string>>;
 
 /** Template and decoder for rows described by a {@link FieldMap}. */
 export function rowFormat<K extends string>(tag: string, map: FieldMap<K>) {

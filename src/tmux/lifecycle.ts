@@ -91,7 +91,7 @@ function decodeCreated(stdout: string, sep: ReturnType<typeof separators>) {
 }
 
 /** What create_session asks for. */
-export interface SessionSpec {
+interface SessionSpec {
   name?: string;
   windowName?: string;
   startDirectory?: string;
@@ -159,7 +159,7 @@ export async function createSession(
 }
 
 /** What create_window asks for. */
-export interface WindowSpec {
+interface WindowSpec {
   /** Session id or exact name. */
   session: string;
   name?: string;
@@ -230,10 +230,10 @@ export async function createWindow(
 /** Where split_window puts the new pane, relative to the pane split. */
 export const SPLIT_DIRECTIONS = ["below", "above", "right", "left"] as const;
 /** One split direction. */
-export type SplitDirection = typeof SPLIT_DIRECTIONS[number];
+type SplitDirection = typeof SPLIT_DIRECTIONS[number];
 
 /** What split_window asks for. */
-export interface SplitSpec {
+interface SplitSpec {
   paneId: string;
   direction: SplitDirection;
   /** The new pane's size: cells, or a percentage of the pane split. */

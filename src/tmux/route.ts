@@ -40,7 +40,7 @@ import { RoutedReply } from "./route_reply.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Timing knobs of the route (the live engine's, docs/design.md §7.4). */
-export interface RouteOptions {
+interface RouteOptions {
   /** How long the connection stays open without calls. */
   idleCloseMs: number;
   /** How often idleness is checked. */
@@ -48,7 +48,7 @@ export interface RouteOptions {
 }
 
 /** What {@link ControlRoute.stats} reports. */
-export interface RouteStats {
+interface RouteStats {
   /** Whether a control connection is open for routing. */
   connected: boolean;
   /** Why routing is off for good, if it is. */

@@ -50,7 +50,7 @@ export function rethrowWindowMissing(error: unknown, windowId: string): never {
 }
 
 /** What a session reference resolves against: any rows carrying a session's id and name. */
-export interface SessionKey {
+interface SessionKey {
   sessionId: string;
   sessionName: string;
 }
@@ -145,13 +145,13 @@ export interface ClientRow {
 }
 
 /** Which window is linked into which session (a window may be linked into several). */
-export interface WindowLink {
+interface WindowLink {
   sessionId: string;
   windowId: string;
 }
 
 /** Where people are looking, from the attached clients that are not our own control clients. */
-export interface Watchers {
+interface Watchers {
   /** People attached, by session id. */
   people: Map<string, number>;
   /** Windows every pane of which a person may be using. */

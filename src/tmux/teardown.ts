@@ -26,7 +26,7 @@ import {
 export type KillTarget = { pane: string } | { window: string } | { session: string };
 
 /** What a kill may end: the target's panes, their windows and the sessions holding those. */
-export interface KillScope {
+interface KillScope {
   paneIds: readonly string[];
   windowIds: readonly string[];
   sessionIds: readonly string[];

@@ -45,6 +45,19 @@ export const waitShape = {
   timeoutClamped: z.boolean(),
 };
 
+/**
+ * Clamp the wait a call asked for (`fallback` when it named none) to the server's ceiling,
+ * disclosing the clamp: {@link waitShape}'s `timeoutMs` and `timeoutClamped`.
+ */
+export function waitBudget(
+  asked: number | undefined,
+  fallback: number,
+  waitMaxMs: number,
+): { timeoutMs: number; timeoutClamped: boolean } {
+  const wanted = asked ?? fallback;
+  return { timeoutMs: Math.min(wanted, waitMaxMs), timeoutClamped: wanted > waitMaxMs };
+}
+
 /** The sleep tool calls use: it fails with `cancelled` when the call is (src/timing.ts). */
 export { sleep } from "../timing.ts";
 
