@@ -14,7 +14,7 @@ import { byteLength } from "./utf8.ts";
 export { byteLength };
 
 /** An MCP image content block (base64 data). */
-export interface ImageContent {
+interface ImageContent {
   type: "image";
   data: string;
   mimeType: string;
@@ -32,7 +32,7 @@ export interface ToolResult {
  * Where a handler's data carries content blocks that go before its text block (an image):
  * a symbol key, which neither JSON nor the output schema sees.
  */
-export const ATTACHED_CONTENT: unique symbol = Symbol("tmux-mcp attached content");
+const ATTACHED_CONTENT: unique symbol = Symbol("tmux-mcp attached content");
 
 /** `data` with `blocks` attached for {@link successResult}. */
 export function withContent<T extends object>(data: T, blocks: ImageContent[]): T {
@@ -70,7 +70,7 @@ export function successResult(data: Record<string, unknown>, text?: string): Too
 }
 
 /** The text of an error result: `code: message` and the hint on the next line. */
-export function errorText(error: ToolError): string {
+function errorText(error: ToolError): string {
   return `${error.code}: ${error.message}\nHint: ${error.hint}`;
 }
 
@@ -108,10 +108,10 @@ export const textResultShape = {
 };
 
 /** The bounded-text part of a result. */
-export type TextResult = z.infer<z.ZodObject<typeof textResultShape>>;
+type TextResult = z.infer<z.ZodObject<typeof textResultShape>>;
 
 /** How {@link textResult} bounds a text. */
-export interface TextBounds {
+interface TextBounds {
   lines: number;
   bytes: number;
   /** A screen capture: drop the blank rows below the last output (the unused screen). */
@@ -141,7 +141,7 @@ export function textResult(text: string, bounds: TextBounds): TextResult {
 }
 
 /** A bounded text and what bounding dropped. */
-export interface BoundedText {
+interface BoundedText {
   text: string;
   truncated: boolean;
   truncatedLines: number;

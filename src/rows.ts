@@ -14,10 +14,15 @@ export function clipText(text: string, max: number): string {
 /** Limits of free-text fields in rows. */
 export const FIELD_LIMITS = { title: 1024, name: 1024, path: 4096 } as const;
 
+/** Pattern of a pane id, such as `%3`: the one spelling of it for schemas and the funnel. */
+export const PANE_ID = /^%\d+$/;
+/** Pattern of a window id, such as `@2`. */
+export const WINDOW_ID = /^@\d+$/;
+
 /** A pane id such as `%3`. */
-export const paneIdSchema = z.string().regex(/^%\d+$/).describe("Pane id, e.g. %1.");
+export const paneIdSchema = z.string().regex(PANE_ID).describe("Pane id, e.g. %1.");
 /** A window id such as `@2`. */
-export const windowIdSchema = z.string().regex(/^@\d+$/).describe("Window id, e.g. @1.");
+export const windowIdSchema = z.string().regex(WINDOW_ID).describe("Window id, e.g. @1.");
 
 /** A session as list_sessions shows it. */
 export const sessionRowSchema = z.object({
@@ -30,7 +35,7 @@ export const sessionRowSchema = z.object({
 }).strict();
 
 /** A session row plus its current window. */
-export const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: z.string() });
+const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: z.string() });
 
 /** A window as list_windows shows it. */
 export const windowRowSchema = z.object({
@@ -91,7 +96,7 @@ export const paneDetailsSchema = z.object({
 });
 
 /** A pane row plus everything the guard and the detail tools read. */
-export const paneFactsSchema = paneRowSchema.extend({
+const paneFactsSchema = paneRowSchema.extend({
   ...paneDetailsSchema.shape,
   /** Effective `synchronize-panes` (a pane option since tmux 3.2, inherited from the window). */
   synchronized: z.boolean(),

@@ -17,10 +17,10 @@ import { checkText, type JsonRpcErrorReply, oversizeReply } from "./jsonrpc.ts";
 import type { JSONRPCMessage, RequestId, Transport } from "./sdk.ts";
 
 /** The longest input line (one message) read; longer ones are skipped. */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /** After end of input, how long requests already read may take to be answered before closing. */
-export const END_DRAIN_MS = 1_000;
+const END_DRAIN_MS = 1_000;
 
 /** Why the transport closed; `error` when it was not a normal end. */
 export interface CloseReason {
@@ -29,7 +29,7 @@ export interface CloseReason {
 }
 
 /** Options of a {@link StdioTransport}; the defaults are the process's stdin and stdout. */
-export interface StdioTransportOptions {
+interface StdioTransportOptions {
   input?: ReadableStream<Uint8Array>;
   output?: WritableStream<Uint8Array>;
   maxLineBytes?: number;

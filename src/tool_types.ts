@@ -12,7 +12,7 @@ import type { CallConsent } from "./guard/ask.ts";
 export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";
 
 /** Capability facts advertised in `_meta` and `tmux://capabilities`. */
-export interface Capability {
+interface Capability {
   /** What the tool can reach beyond tmux's own state. */
   reach: "none" | "pane-input" | "pane-command" | "configured-process";
   /** What it does to tmux state. */
@@ -65,7 +65,7 @@ export interface ActingContext extends ToolContext {
 }
 
 /** The context a handler of toolset `T` receives (docs/design.md §2.3). */
-export type ContextFor<T extends Toolset> = T extends "inspect" ? ToolContext : ActingContext;
+type ContextFor<T extends Toolset> = T extends "inspect" ? ToolContext : ActingContext;
 
 /** One tool: its whole contract and its handler. */
 export interface ToolSpec<

@@ -7,7 +7,7 @@ import { assert, assertEquals, assertThrows } from "./support/assert.ts";
 import { SURFACE } from "../src/catalog.ts";
 import { type Config, ConfigError, helpText, parseConfig } from "../src/config.ts";
 import { OPTIONS } from "../src/config/options.ts";
-import { CONFIG_VARIABLES } from "../src/tmux/lifecycle.ts";
+import { CONFIG_VARIABLES } from "../src/tmux/server_scrub.ts";
 
 function outcome(args: string[], env: Record<string, string> = {}) {
   return parseConfig(args, (n) => env[n], SURFACE);

@@ -6,6 +6,7 @@ import { assertEquals, assertThrows } from "./support/assert.ts";
 import { ToolError } from "../src/errors.ts";
 import {
   checkName,
+  checkPrintable,
   checkSessionName,
   checkTitle,
   MAX_NAME_CHARS,
@@ -57,6 +58,35 @@ Deno.test("titles: a leading - and backslashes are fine; control characters and 
   ];
   for (const [title, why] of refused) {
     const error = assertThrows(() => checkTitle(title), ToolError, why);
+    assertEquals(error.code, "invalid_arguments");
+  }
+});
+
+Deno.test("one rule set: create_session's argument names appear in the refusals", () => {
+  // create_session passes its own argument names; the rules are the renames' own.
+  const cases: Array<[() => string, string]> = [
+    [() => checkSessionName("-x", "name"), 'name must not start with "-"'],
+    [() => checkSessionName("a.b", "name"), 'name "a.b" holds ":" or "."'],
+    [() => checkSessionName("$7", "name"), 'name "$7" looks like an id'],
+    [() => checkName("w$y\\z", "windowName"), 'windowName "w$y\\\\z" holds a backslash'],
+    [() => checkName("", "windowName"), "windowName is empty"],
+  ];
+  for (const [check, message] of cases) {
+    const error = assertThrows(check, ToolError, message);
+    assertEquals(error.code, "invalid_arguments");
+  }
+});
+
+Deno.test("printable text: control characters and lone surrogates only (no length, no - rule)", () => {
+  for (const text of ["", "-x", "/tmp/a b", "é😀", "$HOME\\x"]) {
+    assertEquals(checkPrintable(text, "startDirectory"), text);
+  }
+  for (const text of ["/tmp/\n", "/tmp/\x1b[1m", "/tmp/\u0085", "/tmp/\udc00", "\x7f"]) {
+    const error = assertThrows(
+      () => checkPrintable(text, "startDirectory"),
+      ToolError,
+      "startDirectory",
+    );
     assertEquals(error.code, "invalid_arguments");
   }
 });

@@ -52,7 +52,7 @@ export interface HttpOptions {
 }
 
 /** Who sent a request, for log lines (`Deno.ServeHandlerInfo` is one). */
-export interface RequestPeer {
+interface RequestPeer {
   /** The client's address. */
   remoteAddr: Deno.Addr;
 }

@@ -13,6 +13,7 @@ import { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from 
 import { checkingIntervalMs, type HttpLimits, resolveLimits } from "./limits.ts";
 import { sendResponse, toRequest } from "./node_bridge.ts";
 import { failure } from "./responses.ts";
+import { CLOSE_GRACE_MS, pause, settlesWithin } from "../timing.ts";
 
 export { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from "./handler.ts";
 export { HTTP_LIMITS, type HttpLimits } from "./limits.ts";
@@ -28,9 +29,6 @@ export interface HttpServer {
   /** Stop accepting, close every session and wait for open responses to end (at most 1 s). */
   close(): Promise<void>;
 }
-
-/** How long open responses may take to end at close before their connections are cut. */
-const CLOSE_GRACE_MS = 1_000;
 
 /**
  * Serve MCP over HTTP on the configured address (`port` overrides it; 0 lets the system choose).
@@ -195,10 +193,7 @@ class Listeners {
     const closed = Promise.all(
       servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
     );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
-    await Promise.race([closed, grace]);
-    clearTimeout(timer);
+    await settlesWithin(closed, CLOSE_GRACE_MS);
     for (const server of servers) server.closeAllConnections();
     await closed;
   }
@@ -222,7 +217,7 @@ class Listeners {
       while (
         !answered && this.#accepted === before && Date.now() < deadline && this.#timer !== undefined
       ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await pause(20);
       }
     } finally {
       probe.close();

@@ -4,6 +4,7 @@
  * reads that turns an offset back into its mark. Pure: no stream, no terminal.
  */
 import { ToolError } from "../errors.ts";
+import { randomHex } from "../random.ts";
 
 /** Cursor syntax: `ltxc1.<32 hex stream id>.<offset>` (the ltxc1 cursor, docs/design.md §1.6). */
 export const CURSOR_PATTERN = /^ltxc1\.[0-9a-f]{32}\.(?:0|[1-9][0-9]*)$/;
@@ -24,11 +25,7 @@ export function parseCursor(cursor: string): { streamId: string; offset: number 
 
 /** A random 32-hex stream id. */
 export function newStreamId(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(16)),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
+  return randomHex(16);
 }
 
 /** Reads remembered per stream, so several readers can follow one pane (docs/design.md §7.3). */

@@ -17,16 +17,14 @@ import type { ToolError } from "../errors.ts";
 import type { PaneEmulator } from "./emulator.ts";
 import { OutputStart, type RunOutput, startEvents } from "./run_output.ts";
 import type { OutputTap, PaneStream } from "./stream.ts";
+import { randomHex } from "../random.ts";
 
 /** The OSC number of our frames: one no terminal we know of assigns (tmux 3.3a ignores it). */
 export const FRAME_OSC = 7735;
 
 /** A fresh 128-bit frame nonce (32 lowercase hex digits). */
 export function frameNonce(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(16)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
+  return randomHex(16);
 }
 
 /**

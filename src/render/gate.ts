@@ -6,10 +6,10 @@
 import { ToolError } from "../errors.ts";
 
 /** Screenshots drawn at once per host, and how many may wait for a turn. */
-export const SHOT_CONCURRENCY = { running: 2, waiting: 16 } as const;
+const SHOT_CONCURRENCY = { running: 2, waiting: 16 } as const;
 
 /** What the gate holds now, and the most it ever ran at once (for tests and diagnostics). */
-export interface GateStats {
+interface GateStats {
   running: number;
   waiting: number;
   peak: number;

@@ -70,7 +70,7 @@ export const THEME: Record<ThemeName, Theme> = {
 };
 
 /** Colour `index` (16–255) of xterm's table: a 6×6×6 cube, then 24 greys. */
-export function xterm256(index: number): number {
+function xterm256(index: number): number {
   if (index >= 232) {
     const v = 8 + (index - 232) * 10;
     return (v << 16) | (v << 8) | v;

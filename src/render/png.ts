@@ -10,7 +10,7 @@ import { Pacer } from "./pace.ts";
 import type { Raster } from "./raster.ts";
 
 /** What of `node:zlib` the encoder uses (imported on first use by the caller: it loads slowly). */
-export interface Zlib {
+interface Zlib {
   deflateRawSync(data: Uint8Array, options: { level: number; finishFlush: number }): Uint8Array;
   constants: { Z_SYNC_FLUSH: number; Z_FINISH: number };
 }

@@ -23,7 +23,7 @@ export { CELL };
 export const SHOT_LIMITS = { columns: 400, rows: 200, bytes: 1_048_576 } as const;
 
 /** How to draw. */
-export interface ShotOptions {
+interface ShotOptions {
   theme: ThemeName;
   /** Mark the cursor's cell (when `cursor` is given). */
   cursor: boolean;
@@ -49,7 +49,7 @@ export interface Shot {
 }
 
 /** Draw and encode a grid, halving it while the PNG is over the byte limit. */
-export async function encodeGrid(grid: CellGrid, options: ShotOptions): Promise<
+async function encodeGrid(grid: CellGrid, options: ShotOptions): Promise<
   Omit<Shot, "columns" | "rows" | "historyRows" | "clippedColumns" | "clippedRows" | "cursorMarked">
 > {
   const [faces, zlib] = await Promise.all([loadFaces(), import("node:zlib")]);
@@ -65,7 +65,7 @@ export async function encodeGrid(grid: CellGrid, options: ShotOptions): Promise<
 }
 
 /** A pane as `capture-pane -e -N -p` printed it, with the cursor in screen coordinates. */
-export interface CapturedScreen {
+interface CapturedScreen {
   /** History lines (`historyRows`), then the screen's first `screenRows` rows. */
   lines: readonly string[];
   width: number;
@@ -126,7 +126,7 @@ async function finish(
 }
 
 /** A followed pane's terminal (docs/design.md §7.2), as it is now. */
-export interface LiveScreen {
+interface LiveScreen {
   /** The screen shown (normal or alternate), with the history above it. */
   buffer: IBuffer;
   width: number;

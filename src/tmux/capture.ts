@@ -21,7 +21,7 @@ import { ToolError } from "../errors.ts";
 import { byteLength } from "../utf8.ts";
 
 /** What a capture range asks for; tmux's scale: 0 is the screen's top row, negative is history. */
-export interface CaptureRange {
+interface CaptureRange {
   start?: number;
   end?: number;
   joinWrapped?: boolean;
@@ -36,7 +36,7 @@ export interface CaptureRange {
 }
 
 /** A bounded capture of one pane. */
-export interface PaneCapture {
+interface PaneCapture {
   paneId: string;
   generation: string;
   /** Text as tmux printed it, without escape sequences. */
@@ -257,7 +257,7 @@ export async function capturePane(
 }
 
 /** Everything snapshot_pane reports besides the text. */
-export interface PaneSnapshot {
+interface PaneSnapshot {
   paneId: string;
   generation: string;
   cursorX: number;

@@ -10,7 +10,7 @@ import { marker, separators, splitSections } from "./format.ts";
 import { paneArg } from "./targets.ts";
 
 /** One pane to capture for a search: the newest `rows` rows up to the screen's bottom. */
-export interface ManyItem {
+interface ManyItem {
   paneId: string;
   /** Rows of history above the screen to include (0 = the visible screen only). */
   historyRows: number;

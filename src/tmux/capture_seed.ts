@@ -21,7 +21,7 @@ const PANE_AND_CURSOR = {
 } as const;
 
 /** tmux's rendering of a pane, to seed a live stream's terminal (docs/design.md §7.2). */
-export interface PaneSeed extends EmulatorSeed {
+interface PaneSeed extends EmulatorSeed {
   paneId: string;
   generation: string;
 }
@@ -95,7 +95,7 @@ export async function captureSeed(
 }
 
 /** A pane's rows with their attributes, for a screenshot (docs/design.md §9). */
-export interface PaneCells {
+interface PaneCells {
   paneId: string;
   generation: string;
   width: number;

@@ -26,9 +26,10 @@
 import { ToolError } from "../errors.ts";
 import type { TmuxRunner } from "./command.ts";
 import { refuseFlagLike } from "./argv.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Channel names this server waits on and signals. */
-export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * How many channels may have a waiter of ours at once (docs/design.md §7.8): far below tmux's
@@ -37,7 +38,7 @@ export const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_CHANNEL_WAITERS = 64;
 
 /** How a wait on a channel ended. */
-export type ChannelOutcome = "signalled" | "timeout" | "server_gone";
+type ChannelOutcome = "signalled" | "timeout" | "server_gone";
 
 /**
  * How long a waiter may run unheard. It lives until its channel is signalled or the host closes;
@@ -45,17 +46,11 @@ export type ChannelOutcome = "signalled" | "timeout" | "server_gone";
  */
 const WAITER_LIFETIME_MS = 2_147_483_647;
 
-/**
- * How long closing gives our signals and the waiters they wake, together, before killing what is
- * left (a frozen server answers neither); well inside the 2 s main.ts gives the whole shutdown.
- */
-const CLOSE_GRACE_MS = 1_000;
-
 /** Deadline of the short commands (signals, pid checks). */
 const COMMAND_TIMEOUT_MS = 5_000;
 
 /** Refuse a name that is not a channel name, without echoing it (docs/design.md §3.2). */
-export function checkChannel(name: string): string {
+function checkChannel(name: string): string {
   refuseFlagLike(name, "channel name");
   if (!CHANNEL_NAME.test(name)) {
     throw new ToolError(
@@ -146,15 +141,12 @@ export class ChannelWaiters {
     const left = [...this.#waiters.entries()];
     if (left.length === 0) return;
     const exited = Promise.all(left.map(([, w]) => w.done));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
     // One process for every channel: one each took seconds for a few hundred on a busy machine.
     const signals = this.#runner.run(
       left.map(([channel]) => ["wait-for", "-S", channel]),
       { timeoutMs: CLOSE_GRACE_MS, effects: "possible" },
     ).catch(() => {});
-    await Promise.race([exited, grace]);
-    clearTimeout(timer);
+    await settlesWithin(exited, CLOSE_GRACE_MS);
     this.#kill.abort();
     await Promise.all([exited, signals]);
   }

@@ -49,7 +49,7 @@ export type EnvReader = (name: string) => string | undefined;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Options of a {@link TmuxRunner}. */
-export interface TmuxRunnerOptions {
+interface TmuxRunnerOptions {
   socket: SocketSpec;
   env: EnvReader;
   /** Called once when the runner falls back to a reduced environment. */

@@ -29,9 +29,10 @@ import {
 } from "./control_syntax.ts";
 import type { PaneSize } from "./layout.ts";
 import { pipedReader } from "./process.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Callbacks of a control client. */
-export interface ControlHandlers {
+interface ControlHandlers {
   /** The tmux client process exists (before it has attached): register it as ours at once. */
   onSpawn?(pid: number): void;
   /** Bytes a pane printed. */
@@ -55,7 +56,7 @@ export interface ControlHandlers {
 }
 
 /** Options of {@link ControlClient.open}. */
-export interface ControlOpenOptions extends ControlSpawnOptions {
+interface ControlOpenOptions extends ControlSpawnOptions {
   /**
    * Once attached, any block that is not a reply to our own commands (a hook's output) drops the
    * connection: a connection whose replies carry pane text expects nothing else (§5.14).
@@ -68,8 +69,6 @@ const decoder = new TextDecoder();
 const COMMAND_TIMEOUT_MS = 10_000;
 /** How long an open waits for the attach's own block once the channel answers. */
 const ATTACH_GRACE_MS = 1_000;
-/** How long a detaching client may take to exit before it is killed. */
-const CLOSE_GRACE_MS = 1_000;
 
 /** A live control-mode connection to one session. */
 export class ControlClient {
@@ -138,12 +137,7 @@ export class ControlClient {
       // may come before or after the no-op's (checked: tmux may read our line first), so it is
       // waited for too, briefly: a tmux that never sends it is still served.
       await client.command(["display-message", "-p", ""]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        client.#attached.promise,
-        new Promise((r) => timer = setTimeout(r, ATTACH_GRACE_MS)),
-      ]);
-      clearTimeout(timer);
+      await settlesWithin(client.#attached.promise, ATTACH_GRACE_MS);
     } catch (error) {
       await client.close();
       throw error;
@@ -277,12 +271,7 @@ export class ControlClient {
     // Our writes reach the server itself (it holds the client's stdin), so with a stopped server
     // even they may never complete: they are part of the grace period, not waited for after it.
     const detach = this.#writes.then(() => this.#writer.close()).catch(() => {});
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = await Promise.race([
-      Promise.all([detach, this.#done]).then(() => true),
-      new Promise<false>((r) => timer = setTimeout(() => r(false), CLOSE_GRACE_MS)),
-    ]);
-    clearTimeout(timer);
+    const done = await settlesWithin(Promise.all([detach, this.#done]), CLOSE_GRACE_MS);
     if (!done) this.#terminate();
     await this.#done;
   }

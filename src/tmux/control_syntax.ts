@@ -107,7 +107,7 @@ export function parseOutput(line: Uint8Array): { paneId: string; bytes: Uint8Arr
 }
 
 /** A notification outside reply blocks that a control client acts on. */
-export type Notification =
+type Notification =
   /** A window's layout changed: the size of every pane it holds now. */
   | { kind: "layout"; windowId: string; panes: Map<string, PaneSize> }
   /** A window closed, or was unlinked from the session. */

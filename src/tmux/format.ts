@@ -3,6 +3,7 @@
  * split on per-call random separators, so that nothing a pane, a path or a name contains can forge
  * a boundary (paths reach `-F` output raw, control characters included).
  */
+import { randomHex } from "../random.ts";
 
 /**
  * Make an agent-supplied string inert in a format-expanded tmux argument (`-F`, `rename-window`,
@@ -15,8 +16,7 @@ export function literal(value: string): string {
 
 /** A per-call random token that output cannot predict. */
 export function nonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return randomHex(8);
 }
 
 /** Separators for one invocation; they embed the nonce and ASCII record/unit separators. */
@@ -58,7 +58,7 @@ export function parseRows(stdout: string, sep: Separators): TaggedRow[] {
 }
 
 /** A typed row format: keys in order, each bound to a tmux variable. */
-export type FieldMap<K extends string> = Readonly<Record<K, string>>;
+type FieldMap<K extends string> = Readonly<Record<K, string>>;
 
 /** Template and decoder for rows described by a {@link FieldMap}. */
 export function rowFormat<K extends string>(tag: string, map: FieldMap<K>) {

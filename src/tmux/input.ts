@@ -23,10 +23,11 @@ import { preview, ToolError } from "../errors.ts";
 import type { TmuxCommand } from "./argv.ts";
 import type { TmuxContext } from "./context.ts";
 import { nonce } from "./format.ts";
-import { paneArg, WINDOW_ID } from "./targets.ts";
+import { WINDOW_ID } from "../rows.ts";
+import { paneArg } from "./targets.ts";
 
 /** Text up to this many UTF-8 bytes goes as one `send-keys` argument; more goes via a buffer. */
-export const ARGV_TEXT_BYTES = 8192;
+const ARGV_TEXT_BYTES = 8192;
 /** The largest text one input call accepts, in UTF-8 bytes. */
 export const INPUT_MAX_BYTES = 1_048_576;
 /** Prefix of our private paste buffers; the rest of the name is a per-call random nonce. */
@@ -70,7 +71,7 @@ export function isKeyName(keys: string): boolean {
 }
 
 /** One `send_keys` delivery. */
-export interface KeysDelivery {
+interface KeysDelivery {
   /** The pane addressed; tmux itself copies keys to its synchronized partners. */
   paneId: string;
   /** Every pane the input reaches, `paneId` first (a large text is pasted into each). */

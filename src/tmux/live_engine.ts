@@ -29,9 +29,7 @@ import type { LiveOptions, LiveStats, LiveStatus } from "./live_options.ts";
 import { alignRows, seedDone, seedStream } from "./live_seed.ts";
 import { snapshot } from "./queries.ts";
 import { paneNotFound, rethrowPaneMissing } from "./targets.ts";
-
-/** How long closing waits for attaches in flight before leaving them to close themselves. */
-const OPENING_GRACE_MS = 1_000;
+import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */
 const ENDED_MEMORY = 256;
@@ -215,9 +213,7 @@ export class LiveEngine implements LiveStatus {
     // An attach to a frozen server can take the whole command timeout: wait for attaches in
     // flight only briefly; one that completes later is closed as it arrives (see #connect).
     const opening = Promise.all([...this.#opening.values()].map((p) => p.catch(() => undefined)));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([opening, new Promise((r) => timer = setTimeout(r, OPENING_GRACE_MS))]);
-    clearTimeout(timer);
+    await settlesWithin(opening, CLOSE_GRACE_MS);
     await Promise.all([...this.#connections.values()].map((c) => c.client.close()));
     this.#connections.clear();
   }

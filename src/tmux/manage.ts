@@ -286,7 +286,7 @@ export async function swapPanes(
 }
 
 /** A session option set globally or on one session, read back from that very scope. */
-export interface OptionState {
+interface OptionState {
   /** The session the option was set on; null when set globally. */
   sessionId: string | null;
   value: string;

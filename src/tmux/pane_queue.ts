@@ -7,7 +7,7 @@
 import { ToolError } from "../errors.ts";
 
 /** How long a call waits for a pane another call holds before giving up with `busy`. */
-export const QUEUE_WAIT_MS = 30_000;
+const QUEUE_WAIT_MS = 30_000;
 
 /** Releases what {@link PaneQueue.acquire} took; calling it twice is harmless. */
 export type Release = () => void;

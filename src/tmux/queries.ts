@@ -118,10 +118,10 @@ const PANES = rowFormat("P", {
 });
 
 /** Which panes to list: all, or those of one window (`@N`, or the window holding `%N`). */
-export type PaneScope = { all: true } | { window: string } | { windowOf: string };
+type PaneScope = { all: true } | { window: string } | { windowOf: string };
 
 /** What one {@link snapshot} should list. */
-export interface SnapshotRequest {
+interface SnapshotRequest {
   server?: boolean;
   sessions?: boolean;
   windows?: boolean;

@@ -37,9 +37,10 @@ import { ControlClient } from "./control.ts";
 import { FramingError } from "./control_syntax.ts";
 import { planRoute } from "./route_plan.ts";
 import { RoutedReply } from "./route_reply.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Timing knobs of the route (the live engine's, docs/design.md §7.4). */
-export interface RouteOptions {
+interface RouteOptions {
   /** How long the connection stays open without calls. */
   idleCloseMs: number;
   /** How often idleness is checked. */
@@ -47,7 +48,7 @@ export interface RouteOptions {
 }
 
 /** What {@link ControlRoute.stats} reports. */
-export interface RouteStats {
+interface RouteStats {
   /** Whether a control connection is open for routing. */
   connected: boolean;
   /** Why routing is off for good, if it is. */
@@ -58,8 +59,6 @@ export interface RouteStats {
 
 /** After a failed attach, how long calls are spawned before attaching is tried again. */
 const RETRY_MS = 1_000;
-/** How long closing waits for an attach in flight. */
-const OPENING_GRACE_MS = 1_000;
 
 /**
  * One control connection for ordinary commands, owned by the tmux host; see the header for the
@@ -163,12 +162,7 @@ export class ControlRoute implements ControlPath {
     this.#closed = true;
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.#opening,
-      new Promise((r) => timer = setTimeout(r, OPENING_GRACE_MS)),
-    ]);
-    clearTimeout(timer);
+    if (this.#opening !== undefined) await settlesWithin(this.#opening, CLOSE_GRACE_MS);
     const client = this.#client;
     this.#client = undefined;
     await client?.close();

@@ -6,9 +6,9 @@
 import type { TmuxCommand } from "./argv.ts";
 import { quoteControlArgument } from "./control_syntax.ts";
 import { nonce } from "./format.ts";
+import { PANE_ID } from "../rows.ts";
 
 const ID = /^[%@$]\d+$/;
-const PANE_ID = /^%\d+$/;
 /** Format variables whose value depends on the client asking (ours is attached; a spawned one is not). */
 const CLIENT_DEPENDENT =
   /^(client_|session_attached|session_many_attached|session_last_attached|window_active_clients)/;

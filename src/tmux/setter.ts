@@ -14,7 +14,7 @@ import { decodeWindow, WINDOWS } from "./queries.ts";
 import { paneArg, paneNotFound, sessionNotFound, windowNotFound } from "./targets.ts";
 
 /** The object a setter addresses; a missing one is reported as its own `target_not_found`. */
-export type SetterTarget =
+type SetterTarget =
   | { pane: string }
   | { window: string }
   | { session: string; ref: string };

@@ -7,7 +7,7 @@ import type { TmuxReadContext } from "./context.ts";
 import { marker, separators, splitSections } from "./format.ts";
 import { type EnvironmentEntry, parseEnvironment } from "./environment.ts";
 import { resolveSession } from "./queries.ts";
-import { PANE_ID, WINDOW_ID } from "./targets.ts";
+import { PANE_ID, WINDOW_ID } from "../rows.ts";
 
 /** Option scopes, as show_option's input schema (reused by the batch envelope) names them. */
 export const OPTION_SCOPES = [
@@ -19,13 +19,13 @@ export const OPTION_SCOPES = [
   "pane",
 ] as const;
 /** One option scope. */
-export type OptionScope = typeof OPTION_SCOPES[number];
+type OptionScope = typeof OPTION_SCOPES[number];
 
 /** An option name: a tmux option (optionally with an array index) or a user option `@name`. */
 export const OPTION_NAME = /^@?[A-Za-z][A-Za-z0-9_-]*(\[\d{1,4}\])?$/;
 
 /** The value of one option at one scope. */
-export interface OptionValue {
+interface OptionValue {
   /** The value in effect at this scope (inherited if not set here); null when unset everywhere. */
   value: string | null;
   /** Whether the option is set at exactly this scope. */
@@ -203,7 +203,7 @@ export async function showEnvironment(
 }
 
 /** One hook command. */
-export interface HookEntry {
+interface HookEntry {
   name: string;
   index: number;
   command: string;

@@ -5,11 +5,7 @@
  * its id `$N` or an exact name sent as `=name`, and anything else is `target_not_found`.
  */
 import { preview, ToolError } from "../errors.ts";
-
-/** Pattern of a pane id. */
-export const PANE_ID = /^%\d+$/;
-/** Pattern of a window id. */
-export const WINDOW_ID = /^@\d+$/;
+import { PANE_ID, WINDOW_ID } from "../rows.ts";
 /** Pattern of a session id. */
 export const SESSION_ID = /^\$\d+$/;
 
@@ -54,7 +50,7 @@ export function rethrowWindowMissing(error: unknown, windowId: string): never {
 }
 
 /** What a session reference resolves against: any rows carrying a session's id and name. */
-export interface SessionKey {
+interface SessionKey {
   sessionId: string;
   sessionName: string;
 }
@@ -149,13 +145,13 @@ export interface ClientRow {
 }
 
 /** Which window is linked into which session (a window may be linked into several). */
-export interface WindowLink {
+interface WindowLink {
   sessionId: string;
   windowId: string;
 }
 
 /** Where people are looking, from the attached clients that are not our own control clients. */
-export interface Watchers {
+interface Watchers {
   /** People attached, by session id. */
   people: Map<string, number>;
   /** Windows every pane of which a person may be using. */

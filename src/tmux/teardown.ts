@@ -21,12 +21,13 @@ import {
   windowArg,
   windowNotFound,
 } from "./targets.ts";
+import { pause } from "../timing.ts";
 
 /** What a kill addresses, by id. */
 export type KillTarget = { pane: string } | { window: string } | { session: string };
 
 /** What a kill may end: the target's panes, their windows and the sessions holding those. */
-export interface KillScope {
+interface KillScope {
   paneIds: readonly string[];
   windowIds: readonly string[];
   sessionIds: readonly string[];
@@ -99,7 +100,7 @@ async function serverExits(ctx: TmuxContext, signal?: AbortSignal): Promise<bool
     });
     if (error?.code === "server_not_running" || error?.code === "server_gone") return true;
     if (Date.now() >= deadline || signal?.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, EXIT_POLL_MS));
+    await pause(EXIT_POLL_MS);
   }
 }
 

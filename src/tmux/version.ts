@@ -9,7 +9,7 @@
 export const MIN_TMUX = { major: 3, minor: 2 } as const;
 
 /** A tmux release number. */
-export interface TmuxRelease {
+interface TmuxRelease {
   major: number;
   minor: number;
 }

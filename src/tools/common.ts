@@ -46,26 +46,21 @@ export const waitShape = {
   timeoutClamped: z.boolean(),
 };
 
-/** Sleep `ms`, ending at once with `cancelled` (carrying `effects`) if the call is cancelled. */
-export function sleep(
-  ms: number,
-  signal: AbortSignal,
-  cancelled = "the call was cancelled",
-  effects: "none" | "possible" = "none",
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ToolError("cancelled", cancelled, { effects }));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+/**
+ * Clamp the wait a call asked for (`fallback` when it named none) to the server's ceiling,
+ * disclosing the clamp: {@link waitShape}'s `timeoutMs` and `timeoutClamped`.
+ */
+export function waitBudget(
+  asked: number | undefined,
+  fallback: number,
+  waitMaxMs: number,
+): { timeoutMs: number; timeoutClamped: boolean } {
+  const wanted = asked ?? fallback;
+  return { timeoutMs: Math.min(wanted, waitMaxMs), timeoutClamped: wanted > waitMaxMs };
 }
+
+/** The sleep tool calls use: it fails with `cancelled` when the call is (src/timing.ts). */
+export { sleep } from "../timing.ts";
 
 /**
  * Bounds of agent patterns (search_panes, wait_for_text). RE2 is linear in the text but not in the

@@ -12,21 +12,19 @@ import { TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";
 import { paneIdSchema } from "../rows.ts";
-import { cursorStream, maxBytesSchema, maxLinesSchema, sleep, waitShape } from "./common.ts";
+import {
+  cursorStream,
+  maxBytesSchema,
+  maxLinesSchema,
+  sleep,
+  waitBudget,
+  waitShape,
+} from "./common.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
 
 type Outcome = "started" | "output" | "quiet" | "idle" | "timeout";
-
-/** Clamp a requested wait to the server's ceiling, disclosing the clamp. */
-function waitBudget(waitMs: number | undefined, ctx: ToolContext) {
-  const asked = waitMs ?? 0;
-  return {
-    timeoutMs: Math.min(asked, ctx.config.waitMaxMs),
-    timeoutClamped: asked > ctx.config.waitMaxMs,
-  };
-}
 
 /**
  * One deadline for the tmux steps of a call (docs/design.md §7.3): joining, checking and reading
@@ -115,7 +113,7 @@ export const sinceTools = [
         lines: args.maxLines ?? TEXT_LIMITS.lines,
         bytes: args.maxBytes ?? TEXT_LIMITS.bytes,
       };
-      const { timeoutMs, timeoutClamped } = waitBudget(args.waitMs, ctx);
+      const { timeoutMs, timeoutClamped } = waitBudget(args.waitMs, 0, ctx.config.waitMaxMs);
       if (args.quietMs !== undefined && timeoutMs === 0) {
         throw new ToolError("invalid_arguments", "quietMs needs waitMs: it ends a wait", {
           hint: "Pass waitMs too (how long to wait at most), e.g. waitMs: 10000, quietMs: 500.",

@@ -38,6 +38,7 @@ import {
   maxLinesSchema,
   PATTERN_LIMITS,
   sleep,
+  waitBudget,
   waitShape,
 } from "./common.ts";
 
@@ -180,8 +181,11 @@ export const waitTools = [
           hint: "Lines printed since your cursor's read are matched anyway; drop includeScreen.",
         });
       }
-      const asked = args.timeoutMs ?? Math.min(30_000, ctx.config.waitMaxMs);
-      const timeoutMs = Math.min(asked, ctx.config.waitMaxMs);
+      const { timeoutMs, timeoutClamped } = waitBudget(
+        args.timeoutMs,
+        Math.min(30_000, ctx.config.waitMaxMs),
+        ctx.config.waitMaxMs,
+      );
       const bounds = {
         lines: args.maxLines ?? WAIT_LIMITS.defaultLines,
         bytes: args.maxBytes ?? TEXT_LIMITS.bytes,
@@ -200,7 +204,7 @@ export const waitTools = [
         ...rest,
         elapsedMs: Date.now() - started,
         timeoutMs,
-        timeoutClamped: asked > ctx.config.waitMaxMs,
+        timeoutClamped,
       });
 
       // Progress: the elapsed time and the newest line, once a second, while the client listens.

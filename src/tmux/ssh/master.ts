@@ -101,7 +101,7 @@ export function remoteArgs(options: SshMasterOptions, remote: string): string[] 
 }
 
 /** Why ssh could not reach or use a host. */
-export type SshFailureKind = "unreachable" | "auth" | "host_key" | "setup" | "dropped";
+type SshFailureKind = "unreachable" | "auth" | "host_key" | "setup" | "dropped";
 
 /**
  * A failure of ssh itself (exit status 255), typed: the code says what the agent may do (retry or
