@@ -6,6 +6,7 @@ import { assert, assertEquals } from "./support/assert.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { echoLines, isEcho } from "../src/live/echo.ts";
 
 interface Waited {
   outcome?: string;
@@ -52,6 +53,35 @@ async function step(client: Client, keys: string): Promise<Waited> {
   assertEquals(result.terminalContent, "data");
   return result;
 }
+
+Deno.test("waitFor: the echo of the input is told apart from the answer", () => {
+  const cases: [string, string, string | undefined, boolean][] = [
+    // [line, typed, the line typed on as it reads now, is the echo]
+    ["$ sleep 0.5; echo READY", "sleep 0.5; echo READY", "$ sleep 0.5; echo READY", true],
+    ["READY", "sleep 0.5; echo READY", "$ sleep 0.5; echo READY", false],
+    // An echo still arriving: cut after 8 or more characters of what was typed.
+    ["$ sleep 0.5; ec", "sleep 0.5; echo READY", "$ sleep 0.5; ec", true],
+    [">>> 2+3", "2+3", ">>> 2+3", true],
+    ["5", "2+3", ">>> 2+3", false],
+    // A short answer hides only its own line, not every line ending the same way.
+    ["Continue? [y/N] y", "y", "Continue? [y/N] y", true],
+    ["Deployment ready", "y", "Continue? [y/N] y", false],
+    // The line typed on was rewritten (a cleared screen): not the echo.
+    ["READY", "clear; echo READY", "READY", false],
+    // Without the spot (full screen, polled): any line ending with what was typed.
+    ["~ :wq", ":wq", undefined, true],
+    ["written", ":wq", undefined, false],
+  ];
+  for (const [line, typed, typedOn, echo] of cases) {
+    assertEquals(isEcho(line, echoLines(typed), typedOn), echo, `${line} / ${typed}`);
+  }
+  // Several typed lines: each one's echo, wherever it is.
+  const pasted = echoLines("one\r\n  two  \n\n");
+  assertEquals(pasted, ["one", "two"]);
+  assertEquals([isEcho("> two", pasted, "$ one"), isEcho("2", pasted, "$ one")], [true, false]);
+  assertEquals(echoLines(undefined), []);
+  assertEquals(isEcho("anything", [], "anything"), false);
+});
 
 Deno.test("waitFor: a Python REPL driven one call per step (quietMs), left with programChange", async () => {
   await using fx = await TmuxFixture.start({ command: SHELL });

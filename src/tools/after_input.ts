@@ -11,7 +11,14 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import type { PaneEmulator } from "../live/emulator.ts";
+import {
+  echoLines,
+  inputLineNow,
+  type InputSpot,
+  inputSpot,
+  isEcho,
+  outputBeyondInput,
+} from "../live/echo.ts";
 import { type ReadMark, readScreen, recallMark, rowsSince } from "../live/read.ts";
 import { formatCursor, type OutputTap, type PaneStream } from "../live/stream.ts";
 import { byteLength, clipText, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
@@ -140,9 +147,8 @@ export interface InputStart {
     stream: PaneStream;
     offset: number;
     mark: ReadMark;
-    /** The row the terminal cursor was on: the input is typed there. */
-    cursorRow: number;
-    alternate: boolean;
+    /** Where the input is typed. */
+    spot: InputSpot;
   };
   /** Without live mode: the screen's lines, trailing blank ones removed. */
   screen?: string[];
@@ -158,23 +164,14 @@ export async function markBeforeInput(
   typed: string | undefined,
 ): Promise<InputStart> {
   // The last lines typed bound the cost of telling the echo apart.
-  const echo = (typed ?? "").split(/[\r\n]+/).map((l) => l.trim()).filter((l) => l !== "")
-    .slice(-ECHO_LINES);
-  const base = { ...pane, command: pane.currentCommand, echo };
+  const base = { ...pane, command: pane.currentCommand, echo: echoLines(typed) };
   if (!ctx.live) return { ...base, screen: await screenLines(ctx, pane.paneId) };
   const stream = await ctx.live.join(pane.paneId, ctx.signal);
   const { offset } = readScreen(stream);
-  const emulator = stream.emulator!;
   return {
     ...base,
     generation: stream.generation,
-    live: {
-      stream,
-      offset,
-      mark: recallMark(stream, offset),
-      cursorRow: emulator.cursorRow,
-      alternate: emulator.alternate,
-    },
+    live: { stream, offset, mark: recallMark(stream, offset), spot: inputSpot(stream.emulator!) },
   };
 }
 
@@ -221,32 +218,14 @@ export async function waitAfterInput(
   }
 }
 
-/** Typed lines recognized as the input's echo. */
-const ECHO_LINES = 64;
-
-/** Characters of a typed line whose echo, cut there, still counts as its echo. */
-const ECHO_PREFIX = 8;
-
-/**
- * Whether a line is the echo of the input: it ends with one of the typed lines, or with the first
- * {@link ECHO_PREFIX} or more characters of one (an echo still arriving).
- */
-function isEcho(line: string, echo: readonly string[]): boolean {
-  const trimmed = line.trimEnd();
-  return echo.some((typed) => {
-    if (trimmed.endsWith(typed)) return true;
-    if (typed.length <= ECHO_PREFIX) return false;
-    const head = typed.slice(0, ECHO_PREFIX);
-    for (let i = trimmed.indexOf(head); i >= 0; i = trimmed.indexOf(head, i + 1)) {
-      if (typed.startsWith(trimmed.slice(i))) return true;
-    }
-    return false;
-  });
-}
-
 /** The first line of `lines` that matches and is not the input's echo. */
-function matchIn(lines: readonly string[], find: Find, echo: readonly string[]) {
-  return lines.find((line) => !isEcho(line, echo) && find(line) >= 0);
+function matchIn(
+  lines: readonly string[],
+  find: Find,
+  echo: readonly string[],
+  inputLine?: string,
+) {
+  return lines.find((line) => !isEcho(line, echo, inputLine) && find(line) >= 0);
 }
 
 /** What became of the pane: its program, or why it is no longer there to ask. */
@@ -267,22 +246,6 @@ async function paneNow(
     if (error.code === "target_not_found") return { fate: "pane_died" };
     throw error;
   }
-}
-
-/**
- * Whether output came since the mark beyond the input's own line (see the header): a logical
- * line below it holds text, a row above it changed, or a full-screen program's screen changed.
- */
-function outputBeyondInput(
-  emulator: PaneEmulator,
-  live: NonNullable<InputStart["live"]>,
-  changed: boolean,
-): boolean {
-  if (emulator.alternate || live.alternate) return changed;
-  let inputLast = live.cursorRow;
-  while (emulator.isWrapped(inputLast + 1)) inputLast++;
-  return emulator.lastTextRow() > Math.max(inputLast, live.mark.last) ||
-    (changed && emulator.cursorRow < live.cursorRow);
 }
 
 type Found = Record<string, unknown> & { outcome: Outcome };
@@ -335,13 +298,16 @@ async function liveWait(
           const lines = rows.text.split("\n");
           const newest = lines.findLast((l) => l !== "");
           if (newest !== undefined) onLine(newest);
-          if (plan.find && matchIn(lines, plan.find, start.echo) !== undefined) {
-            return answer("matched");
+          if (plan.find) {
+            const typedOn = inputLineNow(emulator, live.spot);
+            if (matchIn(lines, plan.find, start.echo, typedOn) !== undefined) {
+              return answer("matched");
+            }
           }
         }
         if (quietFrom !== undefined) quietFrom = Date.now();
         else if (
-          plan.quietMs !== undefined && outputBeyondInput(emulator, live, rows.changed)
+          plan.quietMs !== undefined && outputBeyondInput(emulator, live.spot, rows.changed)
         ) {
           quietFrom = Date.now();
         }
