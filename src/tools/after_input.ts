@@ -100,19 +100,8 @@ export function planWait(waitFor: WaitFor | undefined, ctx: ToolContext): WaitPl
       hint: "Pass quietMs (e.g. 500), pattern, or programChange: true; or leave waitFor out.",
     });
   }
-  for (
-    const [name, value, least] of [["quietMs", quietMs, 1], [
-      "timeoutMs",
-      waitFor.timeoutMs,
-      0,
-    ]] as const
-  ) {
-    if (value !== undefined && !(value >= least)) {
-      throw new ToolError("invalid_arguments", `waitFor.${name} must be ${least} or more`, {
-        hint: "Pass milliseconds, e.g. quietMs: 500.",
-      });
-    }
-  }
+  atLeast("quietMs", quietMs, 1);
+  atLeast("timeoutMs", waitFor.timeoutMs, 0);
   if (pattern !== undefined && (pattern === "" || byteLength(pattern) > PATTERN_LIMITS.chars)) {
     throw new ToolError(
       "invalid_arguments",
@@ -133,6 +122,15 @@ export function planWait(waitFor: WaitFor | undefined, ctx: ToolContext): WaitPl
     timeoutMs: Math.min(asked, ctx.config.waitMaxMs),
     timeoutClamped: asked > ctx.config.waitMaxMs,
   };
+}
+
+/** Refuse a `waitFor` duration below `least` (the schema leaves bounds out, see above). */
+function atLeast(name: string, value: number | undefined, least: number): void {
+  if (value !== undefined && !(value >= least)) {
+    throw new ToolError("invalid_arguments", `waitFor.${name} must be ${least} or more`, {
+      hint: "Pass milliseconds, e.g. quietMs: 500.",
+    });
+  }
 }
 
 /** Where the pane stood just before the input: its stream and mark, or (no live) its screen. */
@@ -163,7 +161,6 @@ export async function markBeforeInput(
   pane: { paneId: string; generation: string; currentCommand: string },
   typed: string | undefined,
 ): Promise<InputStart> {
-  // The last lines typed bound the cost of telling the echo apart.
   const base = { ...pane, command: pane.currentCommand, echo: echoLines(typed) };
   if (!ctx.live) return { ...base, screen: await screenLines(ctx, pane.paneId) };
   const stream = await ctx.live.join(pane.paneId, ctx.signal);
