@@ -20,6 +20,7 @@ const SHARED = [
   "src/rows.ts",
   "src/tool_types.ts",
   "src/tools/common.ts",
+  "src/tools/after_input.ts",
 ];
 
 /** Read-only funnel modules: what an inspect tool may reach. */
@@ -77,7 +78,14 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/sdk.ts"],
   ["src/catalog.ts"],
   ["src/tools/"],
-  ["src/tools/common.ts", "src/results.ts", "src/errors.ts", "src/guard/", "src/tool_types.ts"],
+  [
+    "src/tools/common.ts",
+    "src/tools/after_input.ts",
+    "src/results.ts",
+    "src/errors.ts",
+    "src/guard/",
+    "src/tool_types.ts",
+  ],
   ["src/config.ts", "src/config/"],
   ["src/tmux/"],
   ["src/rows.ts"],

@@ -19,6 +19,15 @@ import {
 import { type ActingContext, defineTool } from "../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../rows.ts";
 import { GUARDED, sleep } from "./common.ts";
+import {
+  type InputStart,
+  markBeforeInput,
+  planWait,
+  waitAfterInput,
+  waitForSchema,
+  waitForShape,
+  type WaitPlan,
+} from "./after_input.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
@@ -50,17 +59,22 @@ function checkKeys(keys: string, enter: boolean): void {
   checkInputText(keys, "keys");
 }
 
-/** One send_keys: preflight, then keys (and Enter) under the pane's queue. */
+/**
+ * One send_keys: preflight, then keys (and Enter) under the pane's queue; with `plan`, the mark a
+ * wait after the input starts from is taken just before the keys (docs/design.md §7.10).
+ */
 async function sendOne(
   ctx: ActingContext,
   op: { paneId: string; keys: string; literal?: boolean; enter?: boolean; force?: boolean },
-): Promise<InputTarget> {
+  plan?: WaitPlan,
+): Promise<InputTarget & { start?: InputStart }> {
   const enter = op.enter ?? true;
   checkKeys(op.keys, enter);
   // Key presses reach a pane busy with run_shell_command's command (C-c, q, y…); text does not.
-  const presses = op.keys === "" || [...op.keys].length === 1 ||
-    (!op.literal && isKeyName(op.keys));
+  const pressed = !op.literal && isKeyName(op.keys);
+  const presses = op.keys === "" || [...op.keys].length === 1 || pressed;
   return await withInputGuard(ctx, op.paneId, op.force ?? false, async (target) => {
+    const start = plan && await markBeforeInput(ctx, target.pane, pressed ? undefined : op.keys);
     await sendKeys(ctx.tmux, {
       paneId: op.paneId,
       receivers: target.resolvedPaneIds,
@@ -68,7 +82,7 @@ async function sendOne(
       literal: op.literal ?? false,
       enter,
     }, ctx.signal);
-    return target;
+    return { ...target, start };
   }, presses ? "keys" : "text");
 }
 
@@ -91,37 +105,51 @@ function refuseUnbracketed(ctx: ActingContext, panes: readonly string[]): void {
   );
 }
 
+/** With `waitFor`, wait after the input and answer what came (nothing without it). */
+async function waited(ctx: ActingContext, start: InputStart | undefined, plan?: WaitPlan) {
+  return start && plan ? await waitAfterInput(ctx, start, plan) : {};
+}
+
 /** The input tools' manifest entries. */
 export const inputTools = [
   defineTool({
     name: "send_keys",
     toolset: "execute",
     title: "Type or press keys in a pane",
-    description: "Press a key or type text in a pane. `keys` is ONE tmux key name spelled " +
-      "exactly (C-c, Escape, Enter, Up, Tab, F1…), which is pressed, or else text, typed as is " +
-      '("end", "^c" are text). Enter follows unless `enter: false`. Interrupt with `{keys: ' +
-      '"C-c", enter: false}`. For long multi-line text use paste_text. ' + GUARDED,
+    description: "Press a key or type text. `keys` is ONE tmux key name spelled exactly (C-c, " +
+      'Escape, Up, Tab, F1…), pressed, or else text, typed as is ("end", "^c" are ' +
+      'text). Enter follows unless `enter: false`. Interrupt: `{keys: "C-c", enter: ' +
+      "false}`. Long multi-line text: paste_text. `waitFor`: return the output once quiet " +
+      "(quietMs), matching pattern or programChange; for REPLs, TUIs, prompts (shell " +
+      "commands: run_shell_command). " + GUARDED,
     input: z.object({
       paneId: paneIdSchema,
       keys: z.string().max(INPUT_MAX_BYTES),
       literal: z.boolean().optional().describe("Type even a key name as text."),
-      enter: z.boolean().optional().describe("Default true."),
+      enter: z.boolean().optional(),
       force: forceSchema.optional(),
+      waitFor: waitForSchema.optional(),
     }).strict(),
-    output: z.object({ ...sentSchema, sent: z.literal(true) }).strict(),
+    output: z.object({ ...sentSchema, sent: z.literal(true), ...waitForShape }).strict(),
     annotations: "execute",
     capability: META,
     handler: async (args, ctx) => {
-      const target = await sendOne(ctx, args);
-      return { paneId: args.paneId, resolvedPaneIds: target.resolvedPaneIds, sent: true as const };
+      const plan = planWait(args.waitFor, ctx);
+      const target = await sendOne(ctx, args, plan);
+      return {
+        paneId: args.paneId,
+        resolvedPaneIds: target.resolvedPaneIds,
+        sent: true as const,
+        ...await waited(ctx, target.start, plan),
+      };
     },
   }),
   defineTool({
     name: "send_keys_batch",
     toolset: "execute",
     title: "Send keys to several panes in order",
-    description: "Run up to 64 send_keys rows in order, each checked just before it is sent. " +
-      GUARDED,
+    description: "Run up to 64 send_keys rows in order, each checked just before it is sent; " +
+      "`waitFor`: after the last row. " + GUARDED,
     input: z.object({
       onError: z.enum(["stop", "continue"]).optional().describe(
         "Whether a failed operation ends the batch. Defaults to stop.",
@@ -139,6 +167,7 @@ export const inputTools = [
           paneId: stablePaneId,
         }).strict(),
       ).min(1).max(64).describe("The key sends to run, in order, one pane each."),
+      waitFor: waitForSchema.optional(),
     }).strict(),
     output: z.object({
       completed: z.int(),
@@ -146,10 +175,13 @@ export const inputTools = [
       targets: z.array(
         z.object({ index: z.int(), resolvedPaneIds: z.array(stablePaneId) }).strict(),
       ),
+      ...waitForShape,
     }).strict(),
     annotations: "execute",
     capability: META,
-    handler: async ({ operations, onError = "stop" }, ctx) => {
+    handler: async ({ operations, onError = "stop", waitFor }, ctx) => {
+      const plan = planWait(waitFor, ctx);
+      let start: InputStart | undefined;
       let completed = 0;
       const failures: Array<{ index: number; reason: string }> = [];
       const targets: Array<{ index: number; resolvedPaneIds: string[] }> = [];
@@ -157,7 +189,10 @@ export const inputTools = [
         // "allow once" covers the rows its question showed, not the next ones by pane id.
         ctx.consent?.enterRow(index);
         try {
-          const target = await sendOne(ctx, op);
+          // The wait watches the last row's pane, from just before that row (docs/design.md §7.10).
+          const last = index === operations.length - 1;
+          const target = await sendOne(ctx, op, last ? plan : undefined);
+          start = target.start;
           completed++;
           targets.push({ index, resolvedPaneIds: target.resolvedPaneIds });
         } catch (error) {
@@ -171,7 +206,7 @@ export const inputTools = [
           if (onError === "stop") break;
         }
       }
-      return { completed, failures, targets };
+      return { completed, failures, targets, ...await waited(ctx, start, plan) };
     },
   }),
   defineTool({
@@ -186,17 +221,22 @@ export const inputTools = [
       text: z.string().min(1).max(INPUT_MAX_BYTES),
       enter: z.boolean().optional().describe(`Press Enter ${PASTE_ENTER_DELAY_MS} ms after.`),
       force: forceSchema.optional(),
+      waitFor: waitForSchema.optional(),
     }).strict(),
     output: z.object({
       ...sentSchema,
       bytes: z.int().describe("UTF-8 bytes pasted into each pane."),
+      ...waitForShape,
     }).strict(),
     annotations: "execute",
     capability: META,
-    handler: async ({ paneId, text, enter = false, force = false }, ctx) => {
+    handler: async ({ paneId, text, enter = false, force = false, waitFor }, ctx) => {
       checkInputText(text, "text");
-      return await withInputGuard(ctx, paneId, force, async (target) => {
+      const plan = planWait(waitFor, ctx);
+      let start: InputStart | undefined;
+      const sent = await withInputGuard(ctx, paneId, force, async (target) => {
         if (!enter && /[\r\n]/.test(text)) refuseUnbracketed(ctx, target.resolvedPaneIds);
+        start = plan && await markBeforeInput(ctx, target.pane, text);
         const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
         if (enter) {
           await sleep(
@@ -226,6 +266,7 @@ export const inputTools = [
         }
         return { paneId, resolvedPaneIds: target.resolvedPaneIds, bytes };
       });
+      return { ...sent, ...await waited(ctx, start, plan) };
     },
   }),
   defineTool({
