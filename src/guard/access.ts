@@ -8,7 +8,25 @@ import type { Receivers } from "./preview.ts";
 import { accessRefusal, type AccessRules } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts } from "../rows.ts";
+import { guardListing } from "../tmux/guard_listing.ts";
 import type { ActingContext } from "../tool_types.ts";
+
+/**
+ * What an access check reads of a pane, and a question names. The input guard's listing leaves
+ * the foreground program out (src/tmux/guard_listing.ts); it is read for the question alone.
+ */
+export type AccessPane =
+  & Pick<
+    PaneFacts,
+    | "paneId"
+    | "generation"
+    | "sessionName"
+    | "windowIndex"
+    | "windowName"
+    | "isAttended"
+    | "isCaller"
+  >
+  & { currentCommand?: string };
 
 /**
  * A refusal whose only reasons a person may lift by answering: watched panes, and the caller's
@@ -20,14 +38,14 @@ class AskableRefusal extends ToolError {
   /** What the call would do, for the question. */
   readonly action: string;
   /** Every pane refused for those reasons. */
-  readonly panes: readonly PaneFacts[];
+  readonly panes: readonly AccessPane[];
   /** Where input addressed to a pane goes, from the same listing (the preview picks rows by it). */
   readonly receivers?: Receivers;
 
   constructor(
     refusal: ToolError,
     action: string,
-    panes: readonly PaneFacts[],
+    panes: readonly AccessPane[],
     receivers?: Receivers,
   ) {
     super(refusal.code, refusal.message, { hint: refusal.hint });
@@ -47,7 +65,7 @@ export class AccessCheck {
   readonly #ctx: ActingContext;
   readonly #action: string;
   #first?: ToolError;
-  readonly #panes = new Map<string, PaneFacts>();
+  readonly #panes = new Map<string, AccessPane>();
   readonly #receivers?: Receivers;
 
   /** Checks for one preflight of `action`; `receivers` when the call sends input. */
@@ -58,7 +76,7 @@ export class AccessCheck {
   }
 
   /** Check one pane; a pane the person allowed (this call, or a grant) passes. */
-  check(pane: PaneFacts, rules: AccessRules): void {
+  check(pane: AccessPane, rules: AccessRules): void {
     const refusal = accessRefusal(pane, rules);
     if (!refusal || this.#ctx.consent?.permits(pane)) return;
     this.#first ??= refusal;
@@ -78,6 +96,24 @@ export class AccessCheck {
   }
 }
 
+/** The panes with their foreground program, read now for those whose listing left it out. */
+async function withCommands(
+  ctx: ActingContext,
+  panes: readonly AccessPane[],
+): Promise<Array<AccessPane & { currentCommand: string }>> {
+  const missing = panes.filter((p) => p.currentCommand === undefined).map((p) => p.paneId);
+  const read = new Map<string, string>();
+  if (missing.length > 0) {
+    for (const p of (await guardListing(ctx.tmux, missing, ctx.signal)).panes) {
+      if (p.currentCommand !== undefined) read.set(p.paneId, p.currentCommand);
+    }
+  }
+  return panes.map((p) => ({
+    ...p,
+    currentCommand: p.currentCommand ?? read.get(p.paneId) ?? "",
+  }));
+}
+
 /**
  * Run a guarded step; when it is refused only for reasons a person may lift and the client can
  * ask them, ask — with nothing held in the input queue, since a person may take minutes — and on
@@ -88,7 +124,8 @@ export async function withConsent<T>(ctx: ActingContext, step: () => Promise<T>)
     return await step();
   } catch (error) {
     if (!(error instanceof AskableRefusal) || !ctx.consent?.canAsk) throw error;
-    await ctx.consent.ask(error.refusal, error.action, error.panes, error.receivers);
+    const panes = await withCommands(ctx, error.panes);
+    await ctx.consent.ask(error.refusal, error.action, panes, error.receivers);
   }
   try {
     return await step();

@@ -124,8 +124,8 @@ export function runScript(
 
 /** What a run is asked to do, and the pane as the input preflight just listed it. */
 export interface RunRequest {
-  /** The pane: its id, process generation and foreground program. */
-  pane: Pick<RunPane, "paneId" | "generation" | "currentCommand">;
+  /** The pane: its id and process generation (its program is read when launching). */
+  pane: Pick<RunPane, "paneId" | "generation">;
   command: string;
   generation?: string;
   /** Every pane input to it reaches (from the input preflight): more than one is refused. */
