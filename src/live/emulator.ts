@@ -55,9 +55,18 @@ export interface EmulatorSeed {
 }
 
 /**
+ * Rows of history a followed pane's terminal keeps above its screen (docs/design.md §7.2): as many
+ * as a read returns by default (`TEXT_LIMITS.lines`), so a reader that keeps up, reading with the
+ * default bounds, loses nothing. tmux keeps the pane's whole history: reads further back are
+ * capture_pane's, and a read whose mark is older than the rows kept counts them in `missedRows`.
+ * Each row of a 160-column pane costs about 2.4 KB of cells and objects.
+ */
+export const HISTORY_ROWS = 200;
+
+/**
  * The largest pane this server creates or follows (docs/design.md §7.2): a terminal's cells live
- * outside V8's heap limit, and a followed 10000x10000 pane cost 1.15–1.8 GB. 1000x500 with the
- * 1,000 history rows is about 18 MB of cells.
+ * outside V8's heap limit, and a followed 10000x10000 pane cost 1.15–1.8 GB. 1000x500 with
+ * {@link HISTORY_ROWS} rows of history is about 8 MB of cells.
  */
 export const PANE_LIMITS = { columns: 1_000, rows: 500 } as const;
 

@@ -9,7 +9,7 @@
  * `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
-import { oversize, type PaneEmulator } from "../live/emulator.ts";
+import { HISTORY_ROWS, oversize, type PaneEmulator } from "../live/emulator.ts";
 import { RunMarks } from "../live/frame.ts";
 import { PaneStream } from "../live/stream.ts";
 import { captureSeed } from "./capture_seed.ts";
@@ -43,7 +43,7 @@ export interface LiveOptions {
 export const LIVE_DEFAULTS: LiveOptions = {
   idleCloseMs: 30_000,
   streamTtlMs: 300_000,
-  scrollbackRows: 1_000,
+  scrollbackRows: HISTORY_ROWS,
   sweepMs: 1_000,
   maxConnections: 8,
 };
