@@ -773,16 +773,24 @@ console.log(JSON.stringify(report));
  * the slope is MiB per followed pane.
  */
 async function slope(entry: string, n = 30) {
-  const lines = "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); " +
-    "printf '\\033[3%dmline %d \\033[1;4%dm%s\\033[0m\\n' $((i%8)) $i $((i%8)) " +
-    "'coloured text coloured text coloured text coloured text coloured text'; done";
-  const pane = `sh -c 'seq 1 5000; read go; ${lines}; exec cat'`;
-  const fx = await TmuxFixture.start({ session: "slope", width: 160, height: 45, command: pane });
+  const fx = await TmuxFixture.start({
+    session: "slope",
+    width: 160,
+    height: 45,
+    command: "sleep 100000",
+  });
   try {
+    const script = `${fx.dir}/pane.sh`;
+    await Deno.writeTextFile(
+      script,
+      "seq 1 5000; read go; i=0; while [ $i -lt 3000 ]; do i=$((i+1)); " +
+        "printf '\\033[3%dmline %d \\033[1;4%dm%s\\033[0m\\n' $((i%8)) $i $((i%8)) " +
+        "'coloured text coloured text coloured text coloured text coloured text'; done; exec cat\n",
+    );
+    const pane = `sh ${script}`;
     await fx.tmux("set-option", "-g", "history-limit", "10000");
-    for (let i = 1; i < n; i++) await fx.tmux("new-window", "-d", "-t", "=slope:", pane);
+    for (let i = 1; i <= n; i++) await fx.tmux("new-window", "-d", "-t", "=slope:", pane);
     await fx.tmux("kill-window", "-t", "=slope:0");
-    await fx.tmux("new-window", "-d", "-t", "=slope:0", pane);
     const panes = (await fx.tmux("list-panes", "-s", "-t", "=slope", "-F", "#{pane_id}")).trim()
       .split("\n");
     for (const paneId of panes) {
