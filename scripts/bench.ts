@@ -258,7 +258,8 @@ async function serverPid(entry: string): Promise<number> {
   const out = await new Deno.Command("ps", {
     args: ["-o", "pid=,args=", "--ppid", String(Deno.pid)],
   }).output();
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+  // The newest one: a server closed just before may not have exited yet.
+  for (const line of new TextDecoder().decode(out.stdout).trim().split("\n").reverse()) {
     const [pid, ...args] = line.trim().split(/\s+/);
     if (args.includes(entry)) return Number(pid);
   }
@@ -814,9 +815,12 @@ async function slope(entry: string, n = 30) {
       };
       const one = await follow(panes.slice(0, 1));
       const all = await follow(panes.slice(1));
-      return { one: round(one), all: round(all), panes: n, perPane: round((all - one) / (n - 1)) };
-    } finally {
       await close();
+      await exited(pid);
+      return { one: round(one), all: round(all), panes: n, perPane: round((all - one) / (n - 1)) };
+    } catch (error) {
+      await close();
+      throw error;
     }
   } finally {
     await fx.close();
@@ -864,9 +868,13 @@ async function floodCpu(entry: string | undefined) {
       }
     }
     const seconds = (performance.now() - started) / 1000;
+    if (server) await settle(server.pid);
     await settle(tmuxPid);
     const ours = server ? await cpuSeconds(server.pid) - ours0 : 0;
-    if (server) await server.client.close();
+    if (server) {
+      await server.client.close();
+      await exited(server.pid);
+    }
     return {
       seconds: round(seconds),
       oursCpu: round(ours),
@@ -930,6 +938,7 @@ async function guardFigures(entry: string) {
       await control.close();
     }
     const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+    const pid = await serverPid(entry);
     try {
       for (let i = 0; i < 5; i++) await client.callTool({ name: "list_panes", arguments: {} });
       await sleep(200);
@@ -954,9 +963,19 @@ async function guardFigures(entry: string) {
       };
     } finally {
       await close();
+      await exited(pid);
     }
   } finally {
     await fx.close();
+  }
+}
+
+/** Wait (at most 60 s) until a process we started has exited, so its fixture finds it gone. */
+async function exited(pid: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const out = await new Deno.Command("ps", { args: ["-o", "pid=", "-p", String(pid)] }).output();
+    if (new TextDecoder().decode(out.stdout).trim() === "") return;
+    await sleep(100);
   }
 }
 
@@ -969,7 +988,12 @@ async function load(): Promise<string> {
 async function footprint() {
   const out: Record<string, unknown> = {};
   report.footprint = out;
-  const lines: string[] = [];
+  const lines = {
+    push(...texts: string[]) {
+      for (const text of texts) console.log(text);
+    },
+  };
+  console.log(`\nfootprint (issue 33), load ${await load()}`);
   for (const [name, main] of builds) {
     if (ONLY.has("slope")) {
       const m = await slope(main);
@@ -1007,8 +1031,5 @@ async function footprint() {
       );
     }
   }
-  if (lines.length > 0) {
-    console.log(`\nfootprint (issue 33), load ${await load()}`);
-    for (const line of lines) console.log(line);
-  }
+  console.log(`load afterwards ${await load()}`);
 }
