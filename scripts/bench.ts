@@ -886,34 +886,36 @@ async function floodCpu(entry: string | undefined) {
 }
 
 /** list_panes' own fields (src/tmux/queries.ts), for its floor: tmux's control-mode answer. */
-const LIST_PANES_FIELDS = [
-  "pane_id",
-  "pane_pid",
-  "pid",
-  "session_id",
-  "session_name",
-  "window_id",
-  "window_index",
-  "window_name",
-  "pane_index",
-  "pane_active",
-  "pane_width",
-  "pane_height",
-  "pane_left",
-  "pane_top",
-  "pane_current_command",
-  "pane_current_path",
-  "pane_dead",
-  "pane_dead_status",
-  "pane_in_mode",
-  "pane_title",
-  "history_size",
-  "history_limit",
-  "alternate_on",
-  "synchronize-panes",
-  "pane_input_off",
-  "pane_tty",
-].map((v) => `#{${v}}`).join("\x1f");
+function listPanesFields(): string {
+  return [
+    "pane_id",
+    "pane_pid",
+    "pid",
+    "session_id",
+    "session_name",
+    "window_id",
+    "window_index",
+    "window_name",
+    "pane_index",
+    "pane_active",
+    "pane_width",
+    "pane_height",
+    "pane_left",
+    "pane_top",
+    "pane_current_command",
+    "pane_current_path",
+    "pane_dead",
+    "pane_dead_status",
+    "pane_in_mode",
+    "pane_title",
+    "history_size",
+    "history_limit",
+    "alternate_on",
+    "synchronize-panes",
+    "pane_input_off",
+    "pane_tty",
+  ].map((v) => `#{${v}}`).join("\x1f");
+}
 
 /**
  * Guarded send_keys among 51 panes against one tmux spawn, and list_panes against its floor (an
@@ -932,7 +934,7 @@ async function guardFigures(entry: string) {
     try {
       listing = await time(
         ITERATIONS * 5,
-        () => control.command(["list-panes", "-a", "-F", LIST_PANES_FIELDS]),
+        () => control.command(["list-panes", "-a", "-F", listPanesFields()]),
       );
     } finally {
       await control.close();

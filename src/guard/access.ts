@@ -8,25 +8,17 @@ import type { Receivers } from "./preview.ts";
 import { accessRefusal, type AccessRules } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts } from "../rows.ts";
-import { guardListing } from "../tmux/guard_listing.ts";
+import type { AskedPane } from "./ask.ts";
+import { paneLabels } from "../tmux/guard_listing.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /**
- * What an access check reads of a pane, and a question names. The input guard's listing leaves
- * the foreground program out (src/tmux/guard_listing.ts); it is read for the question alone.
+ * What an access check reads of a pane. What a question names besides (session, window, program)
+ * the input guard's listing leaves out (src/tmux/guard_listing.ts): it is read when asking.
  */
 export type AccessPane =
-  & Pick<
-    PaneFacts,
-    | "paneId"
-    | "generation"
-    | "sessionName"
-    | "windowIndex"
-    | "windowName"
-    | "isAttended"
-    | "isCaller"
-  >
-  & { currentCommand?: string };
+  & Pick<PaneFacts, "paneId" | "generation" | "isAttended" | "isCaller">
+  & Partial<Pick<PaneFacts, "sessionName" | "windowIndex" | "windowName" | "currentCommand">>;
 
 /**
  * A refusal whose only reasons a person may lift by answering: watched panes, and the caller's
@@ -96,22 +88,24 @@ export class AccessCheck {
   }
 }
 
-/** The panes with their foreground program, read now for those whose listing left it out. */
-async function withCommands(
+/** The panes with what a question names, read now for those whose listing left it out. */
+async function labelled(
   ctx: ActingContext,
   panes: readonly AccessPane[],
-): Promise<Array<AccessPane & { currentCommand: string }>> {
-  const missing = panes.filter((p) => p.currentCommand === undefined).map((p) => p.paneId);
-  const read = new Map<string, string>();
-  if (missing.length > 0) {
-    for (const p of (await guardListing(ctx.tmux, missing, ctx.signal)).panes) {
-      if (p.currentCommand !== undefined) read.set(p.paneId, p.currentCommand);
-    }
-  }
-  return panes.map((p) => ({
-    ...p,
-    currentCommand: p.currentCommand ?? read.get(p.paneId) ?? "",
-  }));
+): Promise<AskedPane[]> {
+  const missing = panes.filter((p) => p.currentCommand === undefined || p.sessionName === undefined)
+    .map((p) => p.paneId);
+  const read = missing.length > 0 ? await paneLabels(ctx.tmux, missing, ctx.signal) : new Map();
+  return panes.map((p) => {
+    const label = read.get(p.paneId);
+    return {
+      ...p,
+      sessionName: p.sessionName ?? label?.sessionName ?? "?",
+      windowIndex: p.windowIndex ?? label?.windowIndex ?? -1,
+      windowName: p.windowName ?? label?.windowName ?? "?",
+      currentCommand: p.currentCommand ?? label?.currentCommand ?? "?",
+    };
+  });
 }
 
 /**
@@ -124,7 +118,7 @@ export async function withConsent<T>(ctx: ActingContext, step: () => Promise<T>)
     return await step();
   } catch (error) {
     if (!(error instanceof AskableRefusal) || !ctx.consent?.canAsk) throw error;
-    const panes = await withCommands(ctx, error.panes);
+    const panes = await labelled(ctx, error.panes);
     await ctx.consent.ask(error.refusal, error.action, panes, error.receivers);
   }
   try {

@@ -61,8 +61,10 @@ function checkNotBusy(ctx: ActingContext, pane: GuardPane, input: InputKind): vo
 }
 
 /**
- * Resolve and check the panes input to `paneId` would reach, from one fresh listing of the whole
- * server with only the fields the rules decide on (src/tmux/guard_listing.ts). Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
+ * Resolve and check the panes input to `paneId` would reach, from one fresh listing of its window
+ * and of who watches what, with only the fields the rules decide on (src/tmux/guard_listing.ts).
+ * Grants are not pruned here (the listing does not show every pane): a grant covers a pane at
+ * one generation only, so a replaced pane is never covered. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
  */
 export async function preflightInput(
   ctx: ActingContext,
@@ -70,7 +72,7 @@ export async function preflightInput(
   force: boolean,
   input: InputKind = "text",
 ): Promise<InputTarget> {
-  const snap = await guardListing(ctx.tmux, ctx.live?.runs.marked() ?? [], ctx.signal);
+  const snap = await guardListing(ctx.tmux, paneId, ctx.live?.runs.marked() ?? [], ctx.signal);
   const panes = mergeRows(snap.panes);
   const target = panes.get(paneId);
   if (!target) {
@@ -86,7 +88,6 @@ export async function preflightInput(
     allowWatchedPanes: ctx.config.allowWatchedPanes,
     action: "input to it",
   };
-  ctx.consent?.seen(panes.values());
   const access = new AccessCheck(
     ctx,
     `input to pane ${paneId}` +
