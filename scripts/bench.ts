@@ -19,6 +19,11 @@
  *   to keep the bench reasonable): p50/p95 of list_panes during the flood, and the server's CPU
  *   seconds per MiB of output, with the pane streamed (a reader following it) and not streamed.
  *
+ * - Footprint (issue 33), each beside its floor: RSS slope per followed 160x45 pane (slope),
+ *   CPU of waiting through a BENCH_FLOOD_MIB flood, this server plus tmux's extra over tmux alone
+ *   (floodcpu; /proc read by the bench), guarded send_keys among 51 panes against one spawn and
+ *   list_panes against an MCP call touching no tmux plus tmux's control-mode listing (guard).
+ *
  * BENCH_BASELINE=<path to another checkout's main.ts> measures that build the same way too (the
  * "before" column: e.g. the commit before rendered reads). Not a test: timings are not asserted.
  */
