@@ -19,6 +19,11 @@
  *   to keep the bench reasonable): p50/p95 of list_panes during the flood, and the server's CPU
  *   seconds per MiB of output, with the pane streamed (a reader following it) and not streamed.
  *
+ * - Footprint (issue 33), each beside its floor: RSS slope per followed 160x45 pane (slope),
+ *   CPU of waiting through a BENCH_FLOOD_MIB flood, this server plus tmux's extra over tmux alone
+ *   (floodcpu; /proc read by the bench), guarded send_keys among 51 panes against one spawn and
+ *   list_panes against an MCP call touching no tmux plus tmux's control-mode listing (guard).
+ *
  * BENCH_BASELINE=<path to another checkout's main.ts> measures that build the same way too (the
  * "before" column: e.g. the commit before rendered reads). Not a test: timings are not asserted.
  */
@@ -32,12 +37,15 @@ const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
 const FLOOD_SECONDS = Number(Deno.env.get("BENCH_FLOOD_SECONDS") ?? 15);
 const BASELINE = Deno.env.get("BENCH_BASELINE");
 /**
- * Sections to run: any of latency, start, run, memory, flood, screenshot (comma-separated; all by
- * default).
+ * Sections to run: any of latency, start, run, memory, flood, screenshot, and issue 33's
+ * footprint figures slope, floodcpu, guard (comma-separated; all by default).
  */
 const ONLY = new Set(
-  (Deno.env.get("BENCH_ONLY") ?? "latency,start,run,memory,flood,screenshot").split(","),
+  (Deno.env.get("BENCH_ONLY") ??
+    "latency,start,run,memory,flood,screenshot,slope,floodcpu,guard").split(","),
 );
+/** MiB the floodcpu section prints. */
+const FLOOD_MIB = Number(Deno.env.get("BENCH_FLOOD_MIB") ?? 40);
 /** Clock ticks per second in /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
 const CLOCK_TICKS = 100;
 
@@ -255,7 +263,8 @@ async function serverPid(entry: string): Promise<number> {
   const out = await new Deno.Command("ps", {
     args: ["-o", "pid=,args=", "--ppid", String(Deno.pid)],
   }).output();
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+  // The newest one: a server closed just before may not have exited yet.
+  for (const line of new TextDecoder().decode(out.stdout).trim().split("\n").reverse()) {
     const [pid, ...args] = line.trim().split(/\s+/);
     if (args.includes(entry)) return Number(pid);
   }
@@ -559,7 +568,9 @@ async function overhead(socket: string) {
 function verdict(value: number, limit: number, unit: string): string {
   return value <= limit
     ? "met"
-    : `missed by ${(value - limit).toFixed(unit === "x" ? 2 : 3)}${unit === "x" ? "x" : " ms"}`;
+    : `missed by ${(value - limit).toFixed(unit === "x" ? 2 : 3)}${
+      unit === "x" ? "x" : ` ${unit}`
+    }`;
 }
 
 const report: Record<string, unknown> = { iterations: ITERATIONS, runs: [] };
@@ -757,5 +768,275 @@ if (ONLY.has("screenshot")) {
   }
 }
 
+await footprint();
+
 report.totalSeconds = round((performance.now() - started) / 1000);
 console.log(JSON.stringify(report));
+
+/**
+ * Memory slope of following panes (issue 33): RSS with 1 and with `n` followed 160x45 panes, each
+ * with 5,000 lines of history before it is followed and 3,000 coloured lines printed while it is;
+ * the slope is MiB per followed pane.
+ */
+async function slope(entry: string, n = 30) {
+  const fx = await TmuxFixture.start({
+    session: "slope",
+    width: 160,
+    height: 45,
+    command: "sleep 100000",
+  });
+  try {
+    const script = `${fx.dir}/pane.sh`;
+    await Deno.writeTextFile(
+      script,
+      "seq 1 5000; read go; i=0; while [ $i -lt 3000 ]; do i=$((i+1)); " +
+        "printf '\\033[3%dmline %d \\033[1;4%dm%s\\033[0m\\n' $((i%8)) $i $((i%8)) " +
+        "'coloured text coloured text coloured text coloured text coloured text'; done; exec cat\n",
+    );
+    const pane = `sh ${script}`;
+    await fx.tmux("set-option", "-g", "history-limit", "10000");
+    for (let i = 1; i <= n; i++) await fx.tmux("new-window", "-d", "-t", "=slope:", pane);
+    await fx.tmux("kill-window", "-t", "=slope:0");
+    const panes = (await fx.tmux("list-panes", "-s", "-t", "=slope", "-F", "#{pane_id}")).trim()
+      .split("\n");
+    for (const paneId of panes) {
+      while (!(await fx.tmux("capture-pane", "-p", "-t", paneId)).includes("5000")) await sleep(50);
+    }
+    const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+    try {
+      const pid = await serverPid(entry);
+      const follow = async (paneIds: string[]) => {
+        for (const paneId of paneIds) {
+          await client.callTool({ name: "capture_since", arguments: { paneId } });
+          await fx.tmux("send-keys", "-t", paneId, "Enter");
+        }
+        for (const paneId of paneIds) {
+          while (!(await fx.tmux("capture-pane", "-p", "-t", paneId)).includes("line 3000")) {
+            await sleep(100);
+          }
+        }
+        await settle(pid);
+        return await rssMiB(pid);
+      };
+      const one = await follow(panes.slice(0, 1));
+      const all = await follow(panes.slice(1));
+      await close();
+      await exited(pid);
+      return { one: round(one), all: round(all), panes: n, perPane: round((all - one) / (n - 1)) };
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  } finally {
+    await fx.close();
+  }
+}
+
+/**
+ * CPU of a FLOOD_MIB flood (issue 33): tmux alone (nobody follows the pane), then with the server
+ * following it, the agent in wait_for_text on the flood's end marker. CPU seconds of the server
+ * and of the tmux server, from /proc (the bench may read it; the server does not).
+ */
+async function floodCpu(entry: string | undefined) {
+  const bytes = FLOOD_MIB * 1_048_576;
+  const pane = `sh -c 'read go; yes flood-line-of-text | head -c ${bytes}; echo FLOOD-END; ` +
+    "exec cat'";
+  const fx = await TmuxFixture.start({ session: "fc", command: pane });
+  try {
+    const tmuxPid = await fx.serverPid();
+    let server: { client: Awaited<ReturnType<typeof connectStdio>>; pid: number } | undefined;
+    if (entry) {
+      const stdio = await connectStdio(["-S", fx.socket], {}, entry);
+      server = { client: stdio, pid: await serverPid(entry) };
+      await stdio.client.callTool({ name: "capture_since", arguments: { paneId: "%0" } });
+      await settle(server.pid);
+    }
+    await settle(tmuxPid);
+    const ours0 = server ? await cpuSeconds(server.pid) : 0;
+    const tmux0 = await cpuSeconds(tmuxPid);
+    const started = performance.now();
+    const waiting = server?.client.client.callTool(
+      {
+        name: "wait_for_text",
+        arguments: { paneId: "%0", patterns: ["FLOOD-END"], timeoutMs: 600_000 },
+      },
+      undefined,
+      { timeout: 700_000 },
+    );
+    await fx.tmux("send-keys", "-t", "%0", "Enter");
+    if (waiting) {
+      const data = (await waiting).structuredContent as { outcome?: string };
+      if (data.outcome !== "matched") throw new Error(`flood wait: ${JSON.stringify(data)}`);
+    } else {
+      while (!(await fx.tmux("capture-pane", "-p", "-t", "%0")).includes("FLOOD-END")) {
+        await sleep(250);
+      }
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (server) await settle(server.pid);
+    await settle(tmuxPid);
+    const ours = server ? await cpuSeconds(server.pid) - ours0 : 0;
+    if (server) {
+      await server.client.close();
+      await exited(server.pid);
+    }
+    return {
+      seconds: round(seconds),
+      oursCpu: round(ours),
+      tmuxCpu: round(await cpuSeconds(tmuxPid) - tmux0),
+    };
+  } finally {
+    await fx.close();
+  }
+}
+
+/** list_panes' own fields (src/tmux/queries.ts), for its floor: tmux's control-mode answer. */
+function listPanesFields(): string {
+  return [
+    "pane_id",
+    "pane_pid",
+    "pid",
+    "session_id",
+    "session_name",
+    "window_id",
+    "window_index",
+    "window_name",
+    "pane_index",
+    "pane_active",
+    "pane_width",
+    "pane_height",
+    "pane_left",
+    "pane_top",
+    "pane_current_command",
+    "pane_current_path",
+    "pane_dead",
+    "pane_dead_status",
+    "pane_in_mode",
+    "pane_title",
+    "history_size",
+    "history_limit",
+    "alternate_on",
+    "synchronize-panes",
+    "pane_input_off",
+    "pane_tty",
+  ].map((v) => `#{${v}}`).join("\x1f");
+}
+
+/**
+ * Guarded send_keys among 51 panes against one tmux spawn, and list_panes against its floor (an
+ * MCP call that touches no tmux plus tmux's own control-mode answer to the same listing).
+ */
+async function guardFigures(entry: string) {
+  const fx = await server(51);
+  try {
+    const floor = await floors(fx);
+    const runner = new TmuxRunner({
+      socket: { kind: "path", path: fx.socket },
+      env: (n) => cleanEnv()[n],
+    });
+    const control = await ControlClient.open(runner, "$0", { onOutput() {}, onClose() {} });
+    let listing: Stat;
+    try {
+      listing = await time(
+        ITERATIONS * 5,
+        () => control.command(["list-panes", "-a", "-F", listPanesFields()]),
+      );
+    } finally {
+      await control.close();
+    }
+    const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
+    const pid = await serverPid(entry);
+    try {
+      for (let i = 0; i < 5; i++) await client.callTool({ name: "list_panes", arguments: {} });
+      await sleep(200);
+      const keys = await time(ITERATIONS, () =>
+        client.callTool({
+          name: "send_keys",
+          arguments: { paneId: "%1", keys: "k", enter: false },
+        }));
+      const list = await time(
+        ITERATIONS,
+        () => client.callTool({ name: "list_panes", arguments: {} }),
+      );
+      return {
+        spawn: floor.spawn,
+        noTmux: floor.noTmux,
+        listingControl: listing,
+        sendKeys: keys,
+        listPanes: list,
+        sendKeysVsSpawn: round(keys.p50 / floor.spawn.p50),
+        listPanesFloor: round(floor.noTmux.p50 + listing.p50),
+        listPanesOverFloor: round(list.p50 - floor.noTmux.p50 - listing.p50),
+      };
+    } finally {
+      await close();
+      await exited(pid);
+    }
+  } finally {
+    await fx.close();
+  }
+}
+
+/** Wait (at most 60 s) until a process we started has exited, so its fixture finds it gone. */
+async function exited(pid: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const out = await new Deno.Command("ps", { args: ["-o", "pid=", "-p", String(pid)] }).output();
+    if (new TextDecoder().decode(out.stdout).trim() === "") return;
+    await sleep(100);
+  }
+}
+
+/** The load average when a section ran: the machine is shared, so ratios are what carry over. */
+async function load(): Promise<string> {
+  return (await proc(Deno.pid, "../loadavg")).trim().split(" ").slice(0, 3).join(" ");
+}
+
+/** Issue 33's four figures, each beside its floor, for each build. */
+async function footprint() {
+  const out: Record<string, unknown> = {};
+  report.footprint = out;
+  const lines = {
+    push(...texts: string[]) {
+      for (const text of texts) console.log(text);
+    },
+  };
+  console.log(`\nfootprint (issue 33), load ${await load()}`);
+  for (const [name, main] of builds) {
+    if (ONLY.has("slope")) {
+      const m = await slope(main);
+      out[`slope_${name}`] = { ...m, load: await load() };
+      lines.push(
+        `${name.padEnd(7)} memory: ${m.perPane.toFixed(2)} MiB per followed 160x45 pane ` +
+          `(1 pane ${m.one.toFixed(1)} MiB, ${m.panes} panes ${m.all.toFixed(1)} MiB; ` +
+          `goal ≤ 1.5: ${verdict(m.perPane, 1.5, "MiB")})`,
+      );
+    }
+    if (ONLY.has("floodcpu")) {
+      const alone = await floodCpu(undefined);
+      const followed = await floodCpu(main);
+      const extra = followed.oursCpu + Math.max(0, followed.tmuxCpu - alone.tmuxCpu);
+      const ratio = extra / alone.tmuxCpu;
+      out[`floodcpu_${name}`] = { alone, followed, ratio: round(ratio), load: await load() };
+      lines.push(
+        `${name.padEnd(7)} flood ${FLOOD_MIB} MiB: server ${followed.oursCpu.toFixed(2)} s + ` +
+          `tmux's extra ${(followed.tmuxCpu - alone.tmuxCpu).toFixed(2)} s against tmux alone ` +
+          `${alone.tmuxCpu.toFixed(2)} s = ${ratio.toFixed(2)}x (goal ≤ 2: ` +
+          `${verdict(ratio, 2, "x")})`,
+      );
+    }
+    if (ONLY.has("guard")) {
+      const g = await guardFigures(main);
+      out[`guard_${name}`] = { ...g, load: await load() };
+      lines.push(
+        `${name.padEnd(7)} send_keys among 51 panes: ${g.sendKeys.p50.toFixed(2)} ms = ` +
+          `${g.sendKeysVsSpawn.toFixed(2)}x one spawn (${g.spawn.p50.toFixed(2)} ms; goal ≤ 0.5: ` +
+          `${verdict(g.sendKeysVsSpawn, 0.5, "x")})`,
+        `${name.padEnd(7)} list_panes among 51 panes: ${g.listPanes.p50.toFixed(2)} ms, floor ` +
+          `${g.listPanesFloor.toFixed(2)} ms (no-tmux ${g.noTmux.p50.toFixed(2)} + control ` +
+          `listing ${g.listingControl.p50.toFixed(2)}): +${g.listPanesOverFloor.toFixed(2)} ms ` +
+          `(goal ≤ 0.5: ${verdict(g.listPanesOverFloor, 0.5, "ms")})`,
+      );
+    }
+  }
+  console.log(`load afterwards ${await load()}`);
+}

@@ -6,6 +6,7 @@ import { contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 import { ControlClient } from "../src/tmux/control.ts";
 import { decodeOutput, quoteControlArgument } from "../src/tmux/control_syntax.ts";
 import { layoutPanes } from "../src/tmux/layout.ts";
+import { HISTORY_ROWS } from "../src/live/emulator.ts";
 import { LiveEngine } from "../src/tmux/live_engine.ts";
 import { LIVE_DEFAULTS } from "../src/tmux/live_options.ts";
 import { literal } from "../src/tmux/format.ts";
@@ -122,12 +123,15 @@ Deno.test("control channel: quoting, %output decoding and layout units", () => {
 
 Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", async () => {
   // The pane waits for a line on stdin, then prints 1..10000 in twenty bursts, each well within
-  // the 1,000 rows of history a streamed pane keeps between reads.
+  // the 1,000 rows of history this stream keeps between reads (more than the default, which a
+  // 500-line burst would overrun: that case is the missedRows test below).
   await using fx = await TmuxFixture.start({
     command: `sh -c 'read go; i=0; while [ $i -lt 20 ]; do seq $((i*500+1)) $((i*500+500)); ` +
       `i=$((i+1)); sleep 0.1; done; exec sleep 100000'`,
   });
-  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  const { client, close } = await connectInProcess(["-S", fx.socket], {}, {
+    scrollbackRows: 1_000,
+  });
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     assertEquals([first.outcome, first.streaming], ["started", true]);
@@ -181,10 +185,10 @@ Deno.test("capture_since: rows that left the kept history before a read are coun
       });
     }
     assert(next.text.endsWith("\n60000\n"), next.text.slice(-20));
-    // The rows kept (1,000 of history and the 24 of the screen) follow each other.
+    // The rows kept (HISTORY_ROWS of history and the 24 of the screen) follow each other.
     const lines = next.text.trimEnd().split("\n").map(Number);
     assertEquals(lines, Array.from({ length: lines.length }, (_, i) => lines[0] + i));
-    assertEquals(lines.length, 1_023);
+    assertEquals(lines.length, HISTORY_ROWS + 23);
     // Every row before the first one kept is counted: the row the cursor was on when the first
     // read ended (where Enter was echoed), then the numbers below lines[0].
     assertEquals([next.missedRows, next.missedBytes], [lines[0], 0]);

@@ -8,7 +8,17 @@ import type { Receivers } from "./preview.ts";
 import { accessRefusal, type AccessRules } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts } from "../rows.ts";
+import type { AskedPane } from "./ask.ts";
+import { paneLabels } from "../tmux/guard_listing.ts";
 import type { ActingContext } from "../tool_types.ts";
+
+/**
+ * What an access check reads of a pane. What a question names besides (session, window, program)
+ * the input guard's listing leaves out (src/tmux/guard_listing.ts): it is read when asking.
+ */
+export type AccessPane =
+  & Pick<PaneFacts, "paneId" | "generation" | "isAttended" | "isCaller">
+  & Partial<Pick<PaneFacts, "sessionName" | "windowIndex" | "windowName" | "currentCommand">>;
 
 /**
  * A refusal whose only reasons a person may lift by answering: watched panes, and the caller's
@@ -20,14 +30,14 @@ class AskableRefusal extends ToolError {
   /** What the call would do, for the question. */
   readonly action: string;
   /** Every pane refused for those reasons. */
-  readonly panes: readonly PaneFacts[];
+  readonly panes: readonly AccessPane[];
   /** Where input addressed to a pane goes, from the same listing (the preview picks rows by it). */
   readonly receivers?: Receivers;
 
   constructor(
     refusal: ToolError,
     action: string,
-    panes: readonly PaneFacts[],
+    panes: readonly AccessPane[],
     receivers?: Receivers,
   ) {
     super(refusal.code, refusal.message, { hint: refusal.hint });
@@ -47,7 +57,7 @@ export class AccessCheck {
   readonly #ctx: ActingContext;
   readonly #action: string;
   #first?: ToolError;
-  readonly #panes = new Map<string, PaneFacts>();
+  readonly #panes = new Map<string, AccessPane>();
   readonly #receivers?: Receivers;
 
   /** Checks for one preflight of `action`; `receivers` when the call sends input. */
@@ -58,7 +68,7 @@ export class AccessCheck {
   }
 
   /** Check one pane; a pane the person allowed (this call, or a grant) passes. */
-  check(pane: PaneFacts, rules: AccessRules): void {
+  check(pane: AccessPane, rules: AccessRules): void {
     const refusal = accessRefusal(pane, rules);
     if (!refusal || this.#ctx.consent?.permits(pane)) return;
     this.#first ??= refusal;
@@ -78,6 +88,26 @@ export class AccessCheck {
   }
 }
 
+/** The panes with what a question names, read now for those whose listing left it out. */
+async function labelled(
+  ctx: ActingContext,
+  panes: readonly AccessPane[],
+): Promise<AskedPane[]> {
+  const missing = panes.filter((p) => p.currentCommand === undefined || p.sessionName === undefined)
+    .map((p) => p.paneId);
+  const read = missing.length > 0 ? await paneLabels(ctx.tmux, missing, ctx.signal) : new Map();
+  return panes.map((p) => {
+    const label = read.get(p.paneId);
+    return {
+      ...p,
+      sessionName: p.sessionName ?? label?.sessionName ?? "?",
+      windowIndex: p.windowIndex ?? label?.windowIndex ?? -1,
+      windowName: p.windowName ?? label?.windowName ?? "?",
+      currentCommand: p.currentCommand ?? label?.currentCommand ?? "?",
+    };
+  });
+}
+
 /**
  * Run a guarded step; when it is refused only for reasons a person may lift and the client can
  * ask them, ask — with nothing held in the input queue, since a person may take minutes — and on
@@ -88,7 +118,8 @@ export async function withConsent<T>(ctx: ActingContext, step: () => Promise<T>)
     return await step();
   } catch (error) {
     if (!(error instanceof AskableRefusal) || !ctx.consent?.canAsk) throw error;
-    await ctx.consent.ask(error.refusal, error.action, error.panes, error.receivers);
+    const panes = await labelled(ctx, error.panes);
+    await ctx.consent.ask(error.refusal, error.action, panes, error.receivers);
   }
   try {
     return await step();

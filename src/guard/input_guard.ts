@@ -14,8 +14,7 @@ import {
   receivesCopy,
 } from "./rules.ts";
 import { ToolError } from "../errors.ts";
-import type { PaneFacts } from "../rows.ts";
-import { snapshot } from "../tmux/queries.ts";
+import { guardListing, type GuardPane } from "../tmux/guard_listing.ts";
 import { paneNotFound } from "../tmux/targets.ts";
 import type { ActingContext } from "../tool_types.ts";
 
@@ -28,8 +27,8 @@ export interface InputTarget {
   resolvedPaneIds: string[];
   /** Every pane checked: the receivers plus synchronized partners tmux skips at the moment. */
   checkedPaneIds: string[];
-  /** The addressed pane as the preflight's listing showed it (its program, generation…). */
-  pane: PaneFacts;
+  /** The addressed pane as the preflight's listing showed it (its generation, state…). */
+  pane: GuardPane;
 }
 
 /** What an input call sends: text, or only key presses (a key name, one character, Enter). */
@@ -41,8 +40,9 @@ export type InputKind = "text" | "keys";
  * after. Key presses pass — C-c must reach the command — and are noted on the mark: an
  * interrupted command prints no end frame, so the next check may find the shell back instead.
  */
-function checkNotBusy(ctx: ActingContext, pane: PaneFacts, input: InputKind): void {
-  const run = ctx.live?.runs.pending(pane);
+function checkNotBusy(ctx: ActingContext, pane: GuardPane, input: InputKind): void {
+  // A pane marked after the listing shows no program: "" keeps the mark (text is refused).
+  const run = ctx.live?.runs.pending({ ...pane, currentCommand: pane.currentCommand ?? "" });
   if (!run) return;
   if (input === "keys") {
     run.keyPressed = true;
@@ -61,8 +61,10 @@ function checkNotBusy(ctx: ActingContext, pane: PaneFacts, input: InputKind): vo
 }
 
 /**
- * Resolve and check the panes input to `paneId` would reach, from one fresh listing of the whole
- * server. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
+ * Resolve and check the panes input to `paneId` would reach, from one fresh listing of its window
+ * and of who watches what, with only the fields the rules decide on (src/tmux/guard_listing.ts).
+ * Grants are not pruned here (the listing does not show every pane): a grant covers a pane at
+ * one generation only, so a replaced pane is never covered. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
  */
 export async function preflightInput(
   ctx: ActingContext,
@@ -70,7 +72,7 @@ export async function preflightInput(
   force: boolean,
   input: InputKind = "text",
 ): Promise<InputTarget> {
-  const snap = await snapshot(ctx.tmux, { windows: true, panes: { all: true } }, ctx.signal);
+  const snap = await guardListing(ctx.tmux, paneId, ctx.live?.runs.marked() ?? [], ctx.signal);
   const panes = mergeRows(snap.panes);
   const target = panes.get(paneId);
   if (!target) {
@@ -86,7 +88,6 @@ export async function preflightInput(
     allowWatchedPanes: ctx.config.allowWatchedPanes,
     action: "input to it",
   };
-  ctx.consent?.seen(panes.values());
   const access = new AccessCheck(
     ctx,
     `input to pane ${paneId}` +

@@ -178,8 +178,10 @@ export function checkNotNestedClient(
  * One row per pane. A window linked into several sessions is listed once per session; the pane
  * counts as watched if any of those sessions shows it.
  */
-export function mergeRows(rows: readonly PaneFacts[]): Map<string, PaneFacts> {
-  const panes = new Map<string, PaneFacts>();
+export function mergeRows<P extends Pick<PaneFacts, "paneId" | "isAttended">>(
+  rows: readonly P[],
+): Map<string, P> {
+  const panes = new Map<string, P>();
   for (const row of rows) {
     const seen = panes.get(row.paneId);
     panes.set(
@@ -190,11 +192,14 @@ export function mergeRows(rows: readonly PaneFacts[]): Map<string, PaneFacts> {
   return panes;
 }
 
+/** What synchronized input is decided from. */
+type SyncFacts = Pick<PaneFacts, "paneId" | "windowId" | "synchronized" | "dead">;
+
 /**
  * The live panes sharing synchronized input with `pane`: every other pane of its window with
  * `synchronize-panes` on, when `pane` has it on (tmux's skips of the moment included).
  */
-export function partnersOf(panes: ReadonlyMap<string, PaneFacts>, pane: PaneFacts): PaneFacts[] {
+export function partnersOf<P extends SyncFacts>(panes: ReadonlyMap<string, P>, pane: P): P[] {
   if (!pane.synchronized) return [];
   return [...panes.values()].filter((p) =>
     p.windowId === pane.windowId && p.paneId !== pane.paneId && p.synchronized && !p.dead
@@ -205,7 +210,7 @@ export function partnersOf(panes: ReadonlyMap<string, PaneFacts>, pane: PaneFact
  * Where input addressed to each pane goes, by {@link partnersOf}: the pane itself, then its
  * synchronized partners (a pane not listed: itself only). The question's preview picks rows by it.
  */
-export function receiversIn(panes: ReadonlyMap<string, PaneFacts>): Receivers {
+export function receiversIn(panes: ReadonlyMap<string, SyncFacts>): Receivers {
   return (id) => {
     const pane = panes.get(id);
     return pane ? [id, ...partnersOf(panes, pane).map((p) => p.paneId)] : [id];
@@ -216,7 +221,10 @@ export function receiversIn(panes: ReadonlyMap<string, PaneFacts>): Receivers {
  * The partners tmux copies keys to right now (tmux 3.3a's window_pane_copy_key): not in a mode,
  * input on, and — in a zoomed window — the active pane only.
  */
-export function receivesCopy(pane: PaneFacts, zoomed: boolean): boolean {
+export function receivesCopy(
+  pane: Pick<PaneFacts, "inMode" | "inputOff" | "active">,
+  zoomed: boolean,
+): boolean {
   return !pane.inMode && !pane.inputOff && (!zoomed || pane.active);
 }
 

@@ -13,7 +13,7 @@
  * costs ~2 ms per wake-up under Deno), and the normal buffer's trim event (the public API does not
  * say how many rows left the scrollback).
  */
-import type { IBuffer, IDisposable, Terminal } from "@xterm/headless";
+import type { IBuffer, IBufferNamespace, IDisposable, Terminal } from "@xterm/headless";
 // The package's "module" field names a file it does not ship, which bundlers follow (`deno
 // bundle` fails): its ESM build is imported by path; the types above are the package's own.
 import * as headless from "@xterm/headless/lib-headless/xterm-headless.mjs";
@@ -55,9 +55,18 @@ export interface EmulatorSeed {
 }
 
 /**
+ * Rows of history a followed pane's terminal keeps above its screen (docs/design.md §7.2): as many
+ * as a read returns by default (`TEXT_LIMITS.lines`), so a reader that keeps up, reading with the
+ * default bounds, loses nothing. tmux keeps the pane's whole history: reads further back are
+ * capture_pane's, and a read whose mark is older than the rows kept counts them in `missedRows`.
+ * Each row of a 160-column pane costs about 2.4 KB of cells and objects.
+ */
+export const HISTORY_ROWS = 200;
+
+/**
  * The largest pane this server creates or follows (docs/design.md §7.2): a terminal's cells live
- * outside V8's heap limit, and a followed 10000x10000 pane cost 1.15–1.8 GB. 1000x500 with the
- * 1,000 history rows is about 18 MB of cells.
+ * outside V8's heap limit, and a followed 10000x10000 pane cost 1.15–1.8 GB. 1000x500 with
+ * {@link HISTORY_ROWS} rows of history is about 8 MB of cells.
  */
 export const PANE_LIMITS = { columns: 1_000, rows: 500 } as const;
 
@@ -84,6 +93,12 @@ export function oversize(paneId: string, cols: number, rows: number): ToolError 
 export class PaneEmulator {
   readonly #term: Terminal;
   readonly #core: Core;
+  /**
+   * xterm's buffer namespace, taken once: `Terminal.buffer` checks an option through a proxy on
+   * every access, which reads of a flood made millions of times. Its `normal` and `active` follow
+   * a full reset.
+   */
+  readonly #buffers: IBufferNamespace;
   /** Rows that left the top of the normal buffer (scrolled out of the scrollback, or erased). */
   #trimmed = 0;
   #lines: LineList;
@@ -109,6 +124,7 @@ export class PaneEmulator {
     this.#term.loadAddon(new Unicode11Addon());
     this.#term.unicode.activeVersion = "11";
     this.#core = (this.#term as unknown as { _core: Core })._core;
+    this.#buffers = this.#term.buffer;
     this.#lines = this.#core.buffers.normal.lines;
     this.#trimHook = this.#lines.onTrim((n) => this.#trimmed += n);
     for (const final of ["h", "l"]) {
@@ -208,12 +224,12 @@ export class PaneEmulator {
    * screenshot (docs/design.md §9). Read it only; it changes as the pane prints.
    */
   get buffer(): IBuffer {
-    return this.#term.buffer.active;
+    return this.#buffers.active;
   }
 
   /** True while the program shows the alternate screen (full-screen programs). */
   get alternate(): boolean {
-    return this.#term.buffer.active.type === "alternate";
+    return this.#buffers.active.type === "alternate";
   }
 
   /**
@@ -297,11 +313,11 @@ export class PaneEmulator {
   }
 
   get #normal() {
-    return this.#term.buffer.normal;
+    return this.#buffers.normal;
   }
 
   get #active() {
-    return this.#term.buffer.active;
+    return this.#buffers.active;
   }
 
   /** A full reset (RIS) replaces xterm's buffers: count the old rows as gone, follow the new ones. */
@@ -320,7 +336,9 @@ export class PaneEmulator {
  * written; a space written there stays).
  */
 function trimEnd(text: string): string {
-  return text.replace(/ +$/, "");
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x20) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /** Tab stops xterm and tmux start with: every 8 columns. */

@@ -281,6 +281,11 @@ export class RunMarks {
     entry.stream.untap(run);
   }
 
+  /** The panes marked busy: a busy check needs their foreground program (the others' it does not). */
+  marked(): string[] {
+    return [...this.#runs.keys()];
+  }
+
   /**
    * The framed command still running in this pane, if any. A mark ends here when its stream
    * ended, when the pane died or was replaced, when the pane's foreground program is the same

@@ -146,8 +146,8 @@ export class LineSplitter {
     joined.set(chunk, this.#buffer.length);
     const lines: Uint8Array[] = [];
     let start = 0;
-    for (let i = 0; i < joined.length; i++) {
-      if (joined[i] !== 0x0a) continue;
+    // indexOf runs natively: a flood's lines are found without a JavaScript loop over each byte.
+    for (let i = joined.indexOf(0x0a); i >= 0; i = joined.indexOf(0x0a, start)) {
       lines.push(joined.subarray(start, i));
       start = i + 1;
     }

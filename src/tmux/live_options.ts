@@ -2,6 +2,7 @@
  * The live engine's knobs and counters (docs/design.md §7.4): what the host configures and what
  * the server shows, apart from the engine so neither needs the engine itself.
  */
+import { HISTORY_ROWS } from "../live/emulator.ts";
 
 /** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
 export interface LiveOptions {
@@ -25,7 +26,7 @@ export interface LiveOptions {
 export const LIVE_DEFAULTS: LiveOptions = {
   idleCloseMs: 30_000,
   streamTtlMs: 300_000,
-  scrollbackRows: 1_000,
+  scrollbackRows: HISTORY_ROWS,
   sweepMs: 1_000,
   maxConnections: 8,
 };

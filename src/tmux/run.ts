@@ -86,8 +86,8 @@ export function runScript(
 
 /** What a run is asked to do, and the pane as the input preflight just listed it. */
 export interface RunRequest {
-  /** The pane: its id, process generation and foreground program. */
-  pane: { paneId: string; generation: string; currentCommand: string };
+  /** The pane: its id and process generation (its program is read when launching). */
+  pane: { paneId: string; generation: string };
   command: string;
   generation?: string;
   /** Every pane input to it reaches (from the input preflight): more than one is refused. */

@@ -160,10 +160,13 @@ export interface InputStart {
  */
 export async function markBeforeInput(
   ctx: ToolContext,
-  pane: { paneId: string; generation: string; currentCommand: string },
+  pane: { paneId: string; generation: string; currentCommand?: string },
   typed: string | undefined,
 ): Promise<InputStart> {
-  const base = { ...pane, command: pane.currentCommand, echo: echoLines(typed) };
+  // The guard's listing leaves out the /proc-read foreground program (docs/design.md §6.13):
+  // read it here, before the input, so a program change is judged against the right one.
+  const command = pane.currentCommand ?? await programOf(ctx, pane.paneId);
+  const base = { ...pane, command, echo: echoLines(typed) };
   if (!ctx.live) return { ...base, screen: await screenLines(ctx, pane.paneId) };
   const stream = await ctx.live.join(pane.paneId, ctx.signal);
   const { offset } = readScreen(stream);
@@ -225,6 +228,12 @@ function matchIn(
   inputLine?: string,
 ) {
   return lines.find((line) => !isEcho(line, echo, inputLine) && find(line) >= 0);
+}
+
+/** The pane's foreground program now ("" when tmux no longer lists the pane). */
+async function programOf(ctx: ToolContext, paneId: string): Promise<string> {
+  const rows = (await snapshot(ctx.tmux, { panes: { windowOf: paneId } }, ctx.signal)).panes;
+  return rows.find((p) => p.paneId === paneId)?.currentCommand ?? "";
 }
 
 /** What became of the pane: its program, or why it is no longer there to ask. */

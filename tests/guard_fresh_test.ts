@@ -1,0 +1,60 @@
+/**
+ * The input guard is never stale (docs/design.md §6.2, §6.13): it lists only the fields it decides
+ * on, but lists them afresh for every call, so a person or a nested tmux client that arrives
+ * between two send_keys calls makes the second one refused.
+ */
+import { assertEquals, assertMatch } from "./support/assert.ts";
+import { connectInProcess, fails, ok } from "./support/client.ts";
+import { eventually, TmuxFixture } from "./support/fixture.ts";
+
+const SHELL = "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=screen PS1='$ ' HISTFILE=/dev/null " +
+  "bash --norc --noprofile";
+
+Deno.test("guard: a person attaching between two send_keys calls refuses the second", async () => {
+  await using fx = await TmuxFixture.start({ session: "in", command: "sleep 100000" });
+  const paneId = await fx.display("=in:0", "#{pane_id}");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    await ok(client, "send_keys", { paneId, keys: "a", enter: false });
+    const detach = await fx.attachPerson("in");
+    try {
+      const refused = await fails(client, "send_keys", { paneId, keys: "b", enter: false });
+      assertEquals([refused.code, refused.effects], ["target_denied", "none"]);
+      assertMatch(refused.text, /a person is watching pane/);
+    } finally {
+      await detach();
+    }
+    // Gone again: the next listing says so.
+    await ok(client, "send_keys", { paneId, keys: "c", enter: false });
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("guard: a nested tmux client started by the first send_keys refuses the second", async () => {
+  await using fx = await TmuxFixture.start({ session: "in", command: SHELL });
+  await fx.tmux("new-session", "-d", "-s", "work", "sleep 100000");
+  const host = await fx.display("=in:0", "#{pane_id}");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    // The first call is allowed, and it is what makes the pane host a client of this server.
+    await ok(client, "send_keys", {
+      paneId: host,
+      keys: `env -u TMUX TERM=screen tmux -S ${fx.socket} attach -t =work`,
+    });
+    const attached = await eventually(async () =>
+      (await fx.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes("work")
+    );
+    assertEquals(attached, true, "the nested client attached");
+    const refused = await fails(client, "send_keys", {
+      paneId: host,
+      keys: "C-b",
+      enter: false,
+      force: true,
+    });
+    assertEquals([refused.code, refused.effects], ["target_denied", "none"]);
+    assertMatch(refused.text, /runs a tmux client attached to this tmux server/);
+  } finally {
+    await close();
+  }
+});
