@@ -843,15 +843,23 @@ Deno.test("paste_text: a multi-line paste with enter false is refused where the 
       "-P",
       "-F",
       "#{pane_id}",
-      `sh -c 'read go; printf "\\033[?2004l"; exec cat > ${fx.dir}/off.out'`,
+      `sh -c 'read go; printf "\\033[?2004lMODE-OFF\\n"; exec cat > ${fx.dir}/off.out'`,
     )).trim();
-    await ok(client, "capture_since", { paneId: off });
+    let { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: off });
     await ok(client, "send_keys", { paneId: off, keys: "go" });
-    const refused = await eventually(async () => {
-      const result = await call(client, "paste_text", { paneId: off, text: "one\ntwo" });
-      return result.isError === true;
+    // The marker follows the mode switch on the stream: once it is read, the switch was seen.
+    let seen = "";
+    const switched = await eventually(async () => {
+      const read = await ok<{ text: string; cursor: string }>(client, "capture_since", {
+        paneId: off,
+        cursor,
+        waitMs: 1000,
+      });
+      cursor = read.cursor;
+      seen += read.text;
+      return seen.includes("MODE-OFF");
     });
-    assert(refused, "the multi-line paste was refused once the mode was seen");
+    assert(switched, `the stream showed the mode switch: ${seen}`);
     const error = await fails(client, "paste_text", { paneId: off, text: "one\ntwo" });
     assertEquals(error.code, "target_denied");
     assertMatch(error.text, /bracketed paste off/);
