@@ -5,7 +5,7 @@
  */
 import { Ajv } from "ajv";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { call, connectInProcess, fails, ok } from "./support/client.ts";
+import { connectInProcess, fails, ok } from "./support/client.ts";
 import { cleanEnv, contextFor, eventually, nestedClient, TmuxFixture } from "./support/fixture.ts";
 import { inputJsonSchema, successJsonSchema, TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
