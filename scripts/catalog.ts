@@ -2,7 +2,7 @@
  * The tool catalog's size, as clients send it to the model on every turn (`deno task catalog`).
  * Per tool and in total: the model-visible part (name, title, description, input schema,
  * annotations) and the whole `tools/list` entry (plus output schema and `_meta`), for the default
- * toolsets and for all four.
+ * (the core preset), for the three toolsets that were the default before it, and for all four.
  *
  *   deno task catalog          # a table per configuration
  *   deno task catalog --json   # the same figures as JSON
@@ -54,6 +54,7 @@ export function catalogSizes(
 if (import.meta.main) {
   const configurations = {
     default: [...DEFAULT_TOOLSETS],
+    wide: ["inspect", "manage", "execute"],
     all: [...TOOLSETS],
   };
   const report = Object.fromEntries(

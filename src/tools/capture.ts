@@ -43,6 +43,7 @@ export const captureTools = [
   defineTool({
     name: "capture_pane",
     toolset: "inspect",
+    core: true,
     batchable: true,
     title: "Capture pane text",
     description: "Read a pane's text (no colours): by default what its screen shows now. Lines " +

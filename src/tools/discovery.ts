@@ -119,6 +119,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_panes",
     toolset: "inspect",
+    core: true,
     batchable: true,
     title: "List tmux panes",
     description: "List panes (%N): generation, position and size, command, directory, dead or in " +

@@ -53,6 +53,7 @@ export const lifecycleTools = [
   defineTool({
     name: "create_session",
     toolset: "execute",
+    core: true,
     title: "Create a tmux session",
     description: "Create a detached session: your own place to work, which no person sees (tmux " +
       "starts if needed). Its pane runs your default shell.",
@@ -86,6 +87,7 @@ export const lifecycleTools = [
   defineTool({
     name: "create_window",
     toolset: "execute",
+    core: true,
     title: "Create a window",
     description: "Create a window in a session, in the background.",
     input: z.object({
@@ -122,6 +124,7 @@ export const lifecycleTools = [
   defineTool({
     name: "split_window",
     toolset: "execute",
+    core: true,
     title: "Split a pane",
     description: "Split a pane: a new pane below, above, right or left, not made active.",
     input: z.object({

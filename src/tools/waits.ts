@@ -132,6 +132,7 @@ export const waitTools = [
   defineTool({
     name: "wait_for_text",
     toolset: "inspect",
+    core: true,
     title: "Wait for text in a pane",
     description: "Wait until a pane shows a line matching `patterns` (matched) or `stop` " +
       "(stopped): the end of a build, a prompt. Never poll. Without `cursor`, only lines shown " +
