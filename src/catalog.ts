@@ -3,8 +3,16 @@
  * `_meta` capability rows, the `tmux://capabilities` resource and the README tool table.
  */
 import { z } from "zod";
-import { type Config, CORE, type Surface, type Toolset, TOOLSETS } from "./config.ts";
+import {
+  type Config,
+  CORE,
+  type Surface,
+  type Toolset,
+  TOOLSET_NAMES,
+  TOOLSETS,
+} from "./config.ts";
 import { errorSchema } from "./results.ts";
+import { PROSE_FREE } from "./tools/common.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
 import { batchTools } from "./tools/batch.ts";
 import { captureTools } from "./tools/capture.ts";
@@ -73,42 +81,22 @@ export function appTools(enabled: readonly ToolSpec[]): ToolSpec[] {
   return APP_TOOLS.filter((t) => t.ui && views.has(t.ui.resourceUri));
 }
 
-/** MCP annotation hints per class (docs/design.md §1.7). */
+/**
+ * MCP annotation hints per class (docs/design.md §1.7). A hint is left out only where the
+ * protocol's default says the same (`openWorldHint` is true by default) or where the protocol
+ * gives it no meaning (`destructiveHint` and `idempotentHint` of a read-only tool): the model
+ * reads them every turn (§4).
+ */
 export const ANNOTATIONS: Record<
   AnnotationClass,
-  { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: true }
+  { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean }
 > = {
-  inspect: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
-  batch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  setter: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
-  ordered: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  execute: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  teardown: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  inspect: { readOnlyHint: true },
+  batch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  setter: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  ordered: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  execute: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  teardown: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 };
 
 /** The `_meta` key carrying a tool's capability facts. */
@@ -138,15 +126,36 @@ export function denialHint(name: string, config: Config): string {
   if (config.excludeTools.includes(name)) {
     return `${name} is removed by --exclude-tools (or TMUX_MCP_EXCLUDE_TOOLS / LIBTMUX_EXCLUDE_TOOLS); a person can take it off that list.`;
   }
-  // With the core preset on, adding the tool's toolset must keep core: say the whole list.
-  const sets = [...config.toolsets, spec?.toolset ?? "…"].join(",");
-  return `A person can enable it with --toolsets ${sets} or --tools ${name}.`;
+  if (!spec) return `A person can enable it with --tools ${name}.`;
+  // The whole list, the tool's toolset added: naming that toolset alone would drop the others
+  // (the core preset too).
+  const sets = TOOLSET_NAMES.filter((t) => t === spec.toolset || config.toolsets.includes(t));
+  return `A person can enable it with --toolsets ${sets.join(",")} or --tools ${name}.`;
 }
 
 /** Draft-7 JSON Schema of a zod schema, without the `$schema` key (added once at the root). */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io });
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-7",
+    io,
+    override: ({ zodSchema, jsonSchema }) => {
+      if (PROSE_FREE.has(zodSchema as unknown as z.ZodType)) withoutDescriptions(jsonSchema);
+    },
+  });
   return rest;
+}
+
+/** Delete every `description` keyword of a JSON Schema, in place (not a property so named). */
+function withoutDescriptions(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withoutDescriptions);
+  if (node === null || typeof node !== "object") return;
+  const schema = node as Record<string, unknown>;
+  delete schema.description;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "properties" && value !== null && typeof value === "object") {
+      Object.values(value).forEach(withoutDescriptions);
+    } else withoutDescriptions(value);
+  }
 }
 
 /**
