@@ -30,18 +30,18 @@ function keyArguments(schema: Record<string, unknown>): string {
   return properties.map((p) => required.has(p) ? `\`${p}\`` : `\`${p}?\``).join(", ");
 }
 
-/** The markdown table of every built tool, in manifest order. */
+/** The markdown table of every built tool, in manifest order; ✓ marks the default (core). */
 export function renderToolTable(): string {
   const rows = TOOLS.map((t) =>
-    `| \`${t.name}\` | ${t.toolset} | ${firstSentence(t.description)} | ${
+    `| \`${t.name}\` | ${t.toolset} | ${t.core ? "✓" : ""} | ${firstSentence(t.description)} | ${
       keyArguments(inputJsonSchema(t))
     } |`
   );
   return [
     START,
     "",
-    "| tool | toolset | what it does | arguments (`?` = optional) |",
-    "| --- | --- | --- | --- |",
+    "| tool | toolset | default | what it does | arguments (`?` = optional) |",
+    "| --- | --- | --- | --- | --- |",
     ...rows,
     "",
     END,
@@ -77,9 +77,14 @@ export function withFreshTable(readme: string): string {
   return readme.slice(0, from) + renderToolTable() + readme.slice(to + END.length);
 }
 
-/** The design doc's §1.2 list: every tool name by toolset, in manifest order. */
+/** The design doc's §1.2 list: every tool name by toolset, in manifest order, then the core preset. */
 export function renderSurfaceList(): string {
   const lines = TOOLSETS.map((set) => `- ${set}: ${SURFACE[set].join(", ")}.`);
+  lines.push(
+    `- core (the default preset, §4): ${
+      TOOLS.filter((t) => t.core).map((t) => t.name).join(", ")
+    }.`,
+  );
   return [SURFACE_START, "", ...lines, "", SURFACE_END].join("\n");
 }
 

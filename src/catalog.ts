@@ -89,10 +89,16 @@ export function appTools(enabled: readonly ToolSpec[]): ToolSpec[] {
  */
 export const ANNOTATIONS: Record<
   AnnotationClass,
-  { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean }
+  {
+    readOnlyHint: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: true;
+  }
 > = {
   inspect: { readOnlyHint: true },
-  batch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  // The batch contract (tests/fixtures/batch_contract.json) spells every hint.
+  batch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   setter: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   ordered: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   execute: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },

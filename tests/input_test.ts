@@ -537,7 +537,7 @@ Deno.test("send_keys_batch: the contract's schemas, stop/continue, per-row refus
   const { $schema: _s, ...successSchema } = contractOutput;
   assertEquals(successJsonSchema(spec), successSchema);
   // Our input is the contract's, made strict (unknown keys are refused, as on every tool).
-  const strictInput = structuredClone(contractInput);
+  const { $schema: _i, ...strictInput } = structuredClone(contractInput);
   strictInput.additionalProperties = false;
   strictInput.properties.operations.items.additionalProperties = false;
   assertEquals(inputJsonSchema(spec), strictInput);

@@ -11,10 +11,10 @@ export type Toolset = typeof TOOLSETS[number];
  * to exactly one of the four.
  */
 export const CORE = "core";
+/** One name `--toolsets` accepts: the core preset or a toolset. */
+export type ToolsetName = "core" | Toolset;
 /** What `--toolsets` accepts: the preset, then the four toolsets, in display order. */
-export const TOOLSET_NAMES = [CORE, ...TOOLSETS] as const;
-/** One name `--toolsets` accepts. */
-export type ToolsetName = typeof TOOLSET_NAMES[number];
+export const TOOLSET_NAMES: readonly ToolsetName[] = [CORE, ...TOOLSETS];
 /** Toolsets enabled when nothing is configured: the core preset alone. */
 export const DEFAULT_TOOLSETS: readonly ToolsetName[] = [CORE];
 

@@ -28,7 +28,7 @@ const META = {
 const sessionNameSchema = z.string().min(1).max(256);
 const windowNameSchema = z.string().min(1).max(256);
 const startDirectorySchema = z.string().min(1).max(4096).describe("Existing absolute path.");
-const selectSchema = z.boolean().describe("Make it current; refused where a person watches.");
+const selectSchema = z.boolean().describe("Make it current (not where a person watches).");
 
 const createdShape = {
   paneId: paneIdSchema.describe("The new pane's id."),
