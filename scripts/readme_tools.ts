@@ -77,14 +77,9 @@ export function withFreshTable(readme: string): string {
   return readme.slice(0, from) + renderToolTable() + readme.slice(to + END.length);
 }
 
-/** The design doc's §1.2 list: every tool name by toolset, in manifest order, then the core preset. */
+/** The design doc's §1.2 list: every tool name by toolset, in manifest order. */
 export function renderSurfaceList(): string {
   const lines = TOOLSETS.map((set) => `- ${set}: ${SURFACE[set].join(", ")}.`);
-  lines.push(
-    `- core (the default preset, §4): ${
-      TOOLS.filter((t) => t.core).map((t) => t.name).join(", ")
-    }.`,
-  );
   return [SURFACE_START, "", ...lines, "", SURFACE_END].join("\n");
 }
 
