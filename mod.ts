@@ -36,6 +36,7 @@ export {
   type ParseOutcome,
   type Surface,
   type Toolset,
+  type ToolsetName,
   TOOLSETS,
 } from "./src/config.ts";
 export { SURFACE } from "./src/catalog.ts";

@@ -2,7 +2,7 @@
  * The tool catalog's size, as clients send it to the model on every turn (`deno task catalog`).
  * Per tool and in total: the model-visible part (name, title, description, input schema,
  * annotations) and the whole `tools/list` entry (plus output schema and `_meta`), for the default
- * toolsets and for all four.
+ * (the core preset), for the three toolsets that were the default before it, and for all four.
  *
  *   deno task catalog          # a table per configuration
  *   deno task catalog --json   # the same figures as JSON
@@ -27,15 +27,21 @@ export interface ToolSize {
   full: number;
 }
 
-/** The catalog of the tools `toolsets` enable, sized. */
+/** The catalog of the tools `toolsets` (and `tools`, as with `--tools`) enable, sized. */
 export function catalogSizes(
   toolsets: readonly string[],
+  tools: readonly string[] = [],
 ): { tools: ToolSize[]; visible: number; full: number } {
-  const outcome = parseConfig(["--toolsets", toolsets.join(",")], () => undefined, SURFACE);
+  const args = [
+    "--toolsets",
+    toolsets.join(","),
+    ...(tools.length ? ["--tools", tools.join(",")] : []),
+  ];
+  const outcome = parseConfig(args, () => undefined, SURFACE);
   if (outcome.kind !== "run") throw new Error("internal: not a run configuration");
-  const tools: readonly ToolSpec[] = effectiveTools(outcome.config);
-  const sizes = tools.map((spec) => {
-    const entry = toolListEntry(spec, tools);
+  const enabled: readonly ToolSpec[] = effectiveTools(outcome.config);
+  const sizes = enabled.map((spec) => {
+    const entry = toolListEntry(spec, enabled);
     const { name, title, description, inputSchema, annotations } = entry;
     return {
       name,
@@ -47,13 +53,14 @@ export function catalogSizes(
     tools: sizes,
     // The list's own framing is counted once, as in `{"tools":[…]}`.
     visible: bytes({ tools: [] }) + sizes.reduce((n, t) => n + t.visible + 1, -1),
-    full: bytes({ tools: tools.map((spec) => toolListEntry(spec, tools)) }),
+    full: bytes({ tools: enabled.map((spec) => toolListEntry(spec, enabled)) }),
   };
 }
 
 if (import.meta.main) {
   const configurations = {
     default: [...DEFAULT_TOOLSETS],
+    wide: ["inspect", "manage", "execute"],
     all: [...TOOLSETS],
   };
   const report = Object.fromEntries(

@@ -30,18 +30,18 @@ function keyArguments(schema: Record<string, unknown>): string {
   return properties.map((p) => required.has(p) ? `\`${p}\`` : `\`${p}?\``).join(", ");
 }
 
-/** The markdown table of every built tool, in manifest order. */
+/** The markdown table of every built tool, in manifest order; ✓ marks the default (core). */
 export function renderToolTable(): string {
   const rows = TOOLS.map((t) =>
-    `| \`${t.name}\` | ${t.toolset} | ${firstSentence(t.description)} | ${
+    `| \`${t.name}\` | ${t.toolset} | ${t.core ? "✓" : ""} | ${firstSentence(t.description)} | ${
       keyArguments(inputJsonSchema(t))
     } |`
   );
   return [
     START,
     "",
-    "| tool | toolset | what it does | arguments (`?` = optional) |",
-    "| --- | --- | --- | --- |",
+    "| tool | toolset | default | what it does | arguments (`?` = optional) |",
+    "| --- | --- | --- | --- | --- |",
     ...rows,
     "",
     END,

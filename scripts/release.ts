@@ -7,7 +7,7 @@
  *       tmux-mcp-<version>-<target>, plus SHA256SUMS. `--tag` refuses a tag other than
  *       v<deno.json version>.
  *   deno task release smoke BINARY
- *       `BINARY --version`, then initialize, tools/list and list_sessions over stdio against a
+ *       `BINARY --version`, then initialize, tools/list and list_panes over stdio against a
  *       headless tmux on a private socket.
  *   deno task version [--check]
  *       write src/version.ts from deno.json's version (`--check`: exit 1 if they differ).
@@ -442,15 +442,16 @@ export async function smoke(binary: string, version: string): Promise<string> {
     await session.notify("notifications/initialized");
     const listed = await session.request(2, "tools/list");
     const names = (listed.tools as Array<{ name: string }>).map((t) => t.name);
-    if (!names.includes("list_sessions")) {
-      throw new ReleaseError(`smoke: tools/list lacks list_sessions (${names.length} tools)`);
+    // list_panes: in the default (core) preset, which the binary serves without options.
+    if (!names.includes("list_panes")) {
+      throw new ReleaseError(`smoke: tools/list lacks list_panes (${names.length} tools)`);
     }
-    const called = await session.request(3, "tools/call", { name: "list_sessions", arguments: {} });
-    const sessions = (called.structuredContent as { sessions?: Array<{ sessionName: string }> })
-      ?.sessions?.map((s) => s.sessionName);
+    const called = await session.request(3, "tools/call", { name: "list_panes", arguments: {} });
+    const sessions = (called.structuredContent as { panes?: Array<{ sessionName: string }> })
+      ?.panes?.map((s) => s.sessionName);
     if (called.isError || !sessions?.includes("smoke")) {
       throw new ReleaseError(
-        `smoke: list_sessions did not see the headless session: ${
+        `smoke: list_panes did not see the headless session: ${
           JSON.stringify(called).slice(0, 200)
         }`,
       );
@@ -459,7 +460,7 @@ export async function smoke(binary: string, version: string): Promise<string> {
     const status = await child.status;
     if (!status.success) throw new ReleaseError(`smoke: the server exited ${status.code} at EOF`);
     return `smoke: ${binary} ${version} answered initialize, tools/list (${names.length} tools) ` +
-      "and list_sessions against a headless tmux";
+      "and list_panes against a headless tmux";
   } catch (error) {
     if (deadline.aborted) throw new ReleaseError("smoke: no answer within 20 s");
     const tail = session?.stderr.trim().split("\n").at(-1);

@@ -3,8 +3,16 @@
  * `_meta` capability rows, the `tmux://capabilities` resource and the README tool table.
  */
 import { z } from "zod";
-import { type Config, type Surface, type Toolset, TOOLSETS } from "./config.ts";
+import {
+  type Config,
+  CORE,
+  type Surface,
+  type Toolset,
+  TOOLSET_NAMES,
+  TOOLSETS,
+} from "./config.ts";
 import { errorSchema } from "./results.ts";
+import { PROSE_FREE } from "./tools/common.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
 import { batchTools } from "./tools/batch.ts";
 import { captureTools } from "./tools/capture.ts";
@@ -73,54 +81,44 @@ export function appTools(enabled: readonly ToolSpec[]): ToolSpec[] {
   return APP_TOOLS.filter((t) => t.ui && views.has(t.ui.resourceUri));
 }
 
-/** MCP annotation hints per class (docs/design.md §1.7). */
+/**
+ * MCP annotation hints per class (docs/design.md §1.7). A hint is left out only where the
+ * protocol's default says the same (`openWorldHint` is true by default) or where the protocol
+ * gives it no meaning (`destructiveHint` and `idempotentHint` of a read-only tool): the model
+ * reads them every turn (§4).
+ */
 export const ANNOTATIONS: Record<
   AnnotationClass,
-  { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: true }
+  {
+    readOnlyHint: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: true;
+  }
 > = {
-  inspect: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
+  inspect: { readOnlyHint: true },
+  // The batch contract (tests/fixtures/batch_contract.json) spells every hint.
   batch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  setter: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
-  ordered: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  execute: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  teardown: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  setter: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  ordered: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  execute: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  teardown: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 };
 
 /** The `_meta` key carrying a tool's capability facts. */
 export const CAPABILITY_META_KEY = "tmux-mcp/capability";
 
+/** Whether the toolsets (and the `core` preset) of this configuration include a tool. */
+function inToolsets(spec: ToolSpec, config: Config): boolean {
+  return config.toolsets.includes(spec.toolset) ||
+    (spec.core === true && config.toolsets.includes(CORE));
+}
+
 /** The tools this configuration exposes: (toolsets ∪ --tools) − --exclude-tools, in order. */
 export function effectiveTools(config: Config): ToolSpec[] {
   const excluded = new Set(config.excludeTools);
   const added = new Set(config.tools);
-  return TOOLS.filter((t) =>
-    !excluded.has(t.name) && (config.toolsets.includes(t.toolset) || added.has(t.name))
-  );
+  return TOOLS.filter((t) => !excluded.has(t.name) && (inToolsets(t, config) || added.has(t.name)));
 }
 
 /** For a built tool this configuration hides: what a person can change to enable it. */
@@ -134,22 +132,65 @@ export function denialHint(name: string, config: Config): string {
   if (config.excludeTools.includes(name)) {
     return `${name} is removed by --exclude-tools (or TMUX_MCP_EXCLUDE_TOOLS / LIBTMUX_EXCLUDE_TOOLS); a person can take it off that list.`;
   }
-  return `A person can enable it with --toolsets ${spec?.toolset ?? "…"} or --tools ${name}.`;
+  if (!spec) return `A person can enable it with --tools ${name}.`;
+  // The whole list, the tool's toolset added: naming that toolset alone would drop the others
+  // (the core preset too).
+  const sets = TOOLSET_NAMES.filter((t) => t === spec.toolset || config.toolsets.includes(t));
+  return `A person can enable it with --toolsets ${sets.join(",")} or --tools ${name}.`;
 }
 
 /** Draft-7 JSON Schema of a zod schema, without the `$schema` key (added once at the root). */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io });
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-7",
+    io,
+    override: ({ zodSchema, jsonSchema }) => {
+      if (PROSE_FREE.has(zodSchema as unknown as z.ZodType)) withoutDescriptions(jsonSchema);
+    },
+  });
   return rest;
 }
 
-/** The advertised input schema of a tool, given the tools this configuration exposes. */
+/** Delete every `description` keyword of a JSON Schema, in place (not a property so named). */
+function withoutDescriptions(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withoutDescriptions);
+  if (node === null || typeof node !== "object") return;
+  const schema = node as Record<string, unknown>;
+  delete schema.description;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "properties" && value !== null && typeof value === "object") {
+      Object.values(value).forEach(withoutDescriptions);
+    } else withoutDescriptions(value);
+  }
+}
+
+/**
+ * A JSON Schema without the bounds zod's `.int()` adds (±2^53−1): no JSON number beyond them is
+ * an exact integer anyway, validation still enforces them, and the model reads them every turn.
+ */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    out[key] = withoutSafeIntegerBounds(value);
+  }
+  return out;
+}
+
+/**
+ * The advertised input schema of a tool, given the tools this configuration exposes. It carries
+ * no `$schema`: it reads the same as draft-07 and as 2020-12, MCP's default dialect (a test
+ * checks), and the model reads it every turn (docs/design.md §4).
+ */
 export function inputJsonSchema(
   spec: ToolSpec,
   effective: readonly ToolSpec[] = TOOLS,
 ): Record<string, unknown> {
   const schema = spec.advertisedInput?.(effective) ?? spec.input;
-  return { $schema: "http://json-schema.org/draft-07/schema#", ...jsonSchema(schema, "input") };
+  return withoutSafeIntegerBounds(jsonSchema(schema, "input")) as Record<string, unknown>;
 }
 
 /** The advertised success schema of a tool (no error variant). */
@@ -184,7 +225,8 @@ export function toolListEntry(spec: ToolSpec, effective: readonly ToolSpec[] = T
     description: spec.description,
     inputSchema: inputJsonSchema(spec, effective) as { type: "object"; [k: string]: unknown },
     outputSchema: outputJsonSchema(spec) as { type: "object"; [k: string]: unknown },
-    annotations: { title: spec.title, ...ANNOTATIONS[spec.annotations] },
+    // The title is the tool's own `title` (MCP 2025-06-18); not repeated in the annotations.
+    annotations: { ...ANNOTATIONS[spec.annotations] },
     _meta: { [CAPABILITY_META_KEY]: capabilityRow(spec), ...uiMeta(spec) },
   };
 }

@@ -12,10 +12,13 @@ export { parseConfig } from "./config/parse.ts";
 export {
   type Config,
   ConfigError,
+  CORE,
   DEFAULT_TOOLSETS,
   type ParseOutcome,
   type Surface,
   type Toolset,
+  TOOLSET_NAMES,
+  type ToolsetName,
   TOOLSETS,
 } from "./config/types.ts";
 export { isLoopbackHost } from "./config/values.ts";

@@ -19,10 +19,12 @@ export const PANE_ID = /^%\d+$/;
 /** Pattern of a window id, such as `@2`. */
 export const WINDOW_ID = /^@\d+$/;
 
+// No description on the two id schemas: the name and pattern say it, and they appear in most
+// tools' input, which the model reads every turn (docs/design.md §4).
 /** A pane id such as `%3`. */
-export const paneIdSchema = z.string().regex(PANE_ID).describe("Pane id, e.g. %1.");
+export const paneIdSchema = z.string().regex(PANE_ID);
 /** A window id such as `@2`. */
-export const windowIdSchema = z.string().regex(WINDOW_ID).describe("Window id, e.g. @1.");
+export const windowIdSchema = z.string().regex(WINDOW_ID);
 
 /** A session as list_sessions shows it. */
 export const sessionRowSchema = z.object({
@@ -59,25 +61,31 @@ export const windowFactsSchema = windowRowSchema.extend({
 /** A pane as list_panes shows it. */
 export const paneRowSchema = z.object({
   paneId: paneIdSchema,
-  generation: z.string().describe("Opaque token; changes when the pane's process is replaced."),
+  generation: z.string().describe(
+    "Opaque token; changes when the pane's process is replaced. Pass it back as `generation` " +
+      "to get stale_target instead of acting on a replaced pane.",
+  ),
   sessionId: z.string(),
   sessionName: z.string(),
   windowId: z.string(),
   windowIndex: z.int(),
   windowName: z.string(),
   paneIndex: z.int(),
-  active: z.boolean(),
+  active: z.boolean().describe("The active pane of its window."),
   width: z.int(),
   height: z.int(),
-  left: z.int(),
-  top: z.int(),
+  left: z.int().describe("Column of its left edge in the window."),
+  top: z.int().describe("Row of its top edge in the window."),
   currentCommand: z.string(),
   currentPath: z.string(),
   pid: z.int(),
-  dead: z.boolean(),
-  inMode: z.boolean(),
+  dead: z.boolean().describe("Its program exited; the pane stays (remain-on-exit)."),
+  inMode: z.boolean().describe("In a mode such as copy mode (input tools refuse it)."),
   title: z.string(),
-  isCaller: z.boolean().describe("The pane this server was started from."),
+  isCaller: z.boolean().describe(
+    "The pane this server was started from (your own terminal): acting tools refuse it " +
+      "unless force.",
+  ),
   isAttended: z.boolean().describe(
     "A person's client shows this pane, or may type into it (input tools refuse it).",
   ),

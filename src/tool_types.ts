@@ -91,6 +91,8 @@ export interface ToolSpec<
   capability: Capability;
   /** May run inside the read batch (docs/design.md §1.3); only read-only tools may. */
   batchable?: true;
+  /** In the `core` preset, the default surface (docs/design.md §4). */
+  core?: true;
   /**
    * MCP Apps (docs/design.md §10): the `ui://` view a host that renders views mounts with this
    * tool's result, and who may call it: `["app"]` for a tool only that view calls, which is

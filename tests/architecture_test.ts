@@ -72,7 +72,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["main.ts", "mod.ts"],
   ["src/stdio_transport.ts"],
   ["src/http/"],
-  ["src/server.ts"],
+  ["src/server.ts", "src/server/"],
   ["src/jsonrpc.ts"],
   ["src/host.ts"],
   ["src/sdk.ts"],

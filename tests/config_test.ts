@@ -16,14 +16,22 @@ function refused(args: string[], env: Record<string, string> = {}): string {
   return assertThrows(() => parse(args, env), ConfigError).message;
 }
 
-Deno.test("defaults: inspect, manage, execute; live; 30 s waits; default socket", () => {
+Deno.test("defaults: the core preset; live; 30 s waits; default socket", () => {
   const config = parse([]);
-  assertEquals(config.toolsets, ["inspect", "manage", "execute"]);
+  assertEquals(config.toolsets, ["core"]);
   assertEquals(config.socket, { kind: "default" });
   assertEquals(config.waitMaxMs, 30_000);
   assertEquals(config.live, true);
   assertEquals(config.allowWatchedPanes, false);
   assert(Object.isFrozen(config) && Object.isFrozen(config.toolsets));
+});
+
+Deno.test("--toolsets: the core preset combines with the four toolsets, in display order", () => {
+  assertEquals(parse(["--toolsets", "manage,core"]).toolsets, ["core", "manage"]);
+  assertEquals(parse(["--toolsets", "core,core"]).toolsets, ["core"]);
+  assertEquals(parse([], { LIBTMUX_TOOLSETS: "core,teardown" }).toolsets, ["core", "teardown"]);
+  assertEquals(parse(["--toolsets", ""]).toolsets, []);
+  assertMatch(refused(["--toolsets", "Core"]), /unknown toolset "Core"; valid toolsets: core,/);
 });
 
 Deno.test("precedence: flag > TMUX_MCP_* > LIBTMUX_*", () => {
@@ -77,7 +85,7 @@ Deno.test("inside tmux, the default socket is the one of $TMUX", () => {
 });
 
 Deno.test("invalid configuration is one line naming what is valid", () => {
-  assertMatch(refused(["--toolsets", "inspect,bogus"]), /valid toolsets: inspect, manage/);
+  assertMatch(refused(["--toolsets", "inspect,bogus"]), /valid toolsets: core, inspect, manage/);
   assertMatch(refused(["--tools", "no_such_tool"]), /unknown tool .*valid tools: list_sessions/);
   assertMatch(refused(["--exclude-tools", "nope"]), /--exclude-tools: unknown tool/);
   assertMatch(refused(["-L", "a", "-S", "/tmp/b"]), /exclusive/);

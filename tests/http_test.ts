@@ -79,7 +79,7 @@ async function serve(
   const env = cleanEnv();
   const reader = (name: string) => env[name];
   const outcome = parseConfig(
-    ["-S", fx.socket, "--http", "127.0.0.1:8765", ...args],
+    ["-S", fx.socket, "--http", "127.0.0.1:8765", "--toolsets", "inspect,manage,execute", ...args],
     () => undefined,
     SURFACE,
   );
@@ -667,6 +667,8 @@ httpTest(
         fx.socket,
         "--http",
         `127.0.0.1:${port}`,
+        "--toolsets",
+        "inspect,manage,execute",
       ],
       clearEnv: true,
       env: cleanEnv({ NO_COLOR: "1" }),

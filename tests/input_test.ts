@@ -541,7 +541,7 @@ Deno.test("send_keys_batch: the contract's schemas, stop/continue, per-row refus
   for (const key of Object.keys(waitForShape)) delete ours.properties[key];
   assertEquals(ours, successSchema);
   // Our input is the contract's, made strict (unknown keys are refused, as on every tool).
-  const strictInput = structuredClone(contractInput);
+  const { $schema: _i, ...strictInput } = structuredClone(contractInput);
   strictInput.additionalProperties = false;
   strictInput.properties.operations.items.additionalProperties = false;
   const input = inputJsonSchema(spec) as { properties: Record<string, unknown> };

@@ -457,11 +457,9 @@ Deno.test("each README checkout line, as written, serves MCP to a client against
     await client.connect(transport);
     try {
       await client.listTools();
-      const { sessions } = await ok<{ sessions: Array<{ sessionName: string }> }>(
-        client,
-        "list_sessions",
-      );
-      assertEquals(sessions.map((x) => x.sessionName), ["readme"], args.join(" "));
+      // list_panes: a tool of the default (core) preset, which these lines serve.
+      const { panes } = await ok<{ panes: Array<{ sessionName: string }> }>(client, "list_panes");
+      assertEquals(panes.map((x) => x.sessionName), ["readme"], args.join(" "));
     } finally {
       await client.close();
     }

@@ -327,7 +327,7 @@ Deno.test("smoke passes a binary that serves MCP over stdio and leaves no tmux b
     assertMatch(
       run.stdout,
       new RegExp(
-        `^smoke: ${bin} ${manifest.version} answered initialize, tools/list \\(\\d+ tools\\) and list_sessions against a headless tmux\n$`,
+        `^smoke: ${bin} ${manifest.version} answered initialize, tools/list \\(\\d+ tools\\) and list_panes against a headless tmux\n$`,
       ),
     );
     const ps = await new Deno.Command("ps", { args: ["-eo", "args"] }).output();
@@ -360,7 +360,7 @@ Deno.test("smoke fails, in one line, a binary with the wrong version or without 
     const bare = await release(["smoke", empty]);
     assertEquals(bare.code, 1);
     assertEquals(bare.stderr.trimEnd().split("\n").length, 1, bare.stderr);
-    assertMatch(bare.stderr, /^smoke: tools\/list lacks list_sessions \(0 tools\)/);
+    assertMatch(bare.stderr, /^smoke: tools\/list lacks list_panes \(0 tools\)/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -29,7 +29,11 @@ async function routed(fx: TmuxFixture | string, args: string[] = []) {
   const socket = typeof fx === "string" ? fx : fx.socket;
   const env = cleanEnv({ TMUX_MCP_DEBUG: "1" });
   const reader = (name: string) => env[name];
-  const outcome = parseConfig(["-S", socket, ...args], reader, SURFACE);
+  const outcome = parseConfig(
+    ["-S", socket, "--toolsets", "inspect,manage,execute", ...args],
+    reader,
+    SURFACE,
+  );
   if (outcome.kind !== "run") throw new Error("expected a run configuration");
   const logs: string[] = [];
   const host = new TmuxHost({ config: outcome.config, env: reader, log: (m) => logs.push(m) });

@@ -32,7 +32,7 @@ Deno.test("stdio: initialize, tools/list contract, a call, capabilities, and err
     assertEquals(tools.map((t) => t.name), defaults.map((t) => t.name));
     for (const tool of tools) {
       const spec = defaults.find((t) => t.name === tool.name)!;
-      assertEquals(tool.annotations, { title: tool.title, ...ANNOTATIONS[spec.annotations] });
+      assertEquals(tool.annotations, ANNOTATIONS[spec.annotations]);
       if (spec.annotations === "inspect") assertEquals(tool.annotations?.readOnlyHint, true);
       const output = tool.outputSchema as { type: string; anyOf: Array<Record<string, unknown>> };
       assertEquals(output.type, "object");

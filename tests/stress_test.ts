@@ -28,7 +28,11 @@ const TYPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 async function routed(fx: TmuxFixture) {
   const env = cleanEnv({ TMUX_MCP_DEBUG: "1" });
   const reader = (name: string) => env[name];
-  const outcome = parseConfig(["-S", fx.socket], reader, SURFACE);
+  const outcome = parseConfig(
+    ["-S", fx.socket, "--toolsets", "inspect,manage,execute"],
+    reader,
+    SURFACE,
+  );
   if (outcome.kind !== "run") throw new Error("expected a run configuration");
   const logs: string[] = [];
   const host = new TmuxHost({ config: outcome.config, env: reader, log: (m) => logs.push(m) });

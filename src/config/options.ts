@@ -4,7 +4,14 @@
  * help.ts the `--help` text. Order matters: it is the order of `--help`, of the "valid options"
  * list, and of validation (the first invalid value is the one reported).
  */
-import { type Bounds, type Config, DEFAULT_TOOLSETS, type Sourced, TOOLSETS } from "./types.ts";
+import {
+  type Bounds,
+  type Config,
+  DEFAULT_TOOLSETS,
+  type Sourced,
+  TOOLSET_NAMES,
+  TOOLSETS,
+} from "./types.ts";
 import {
   bounded,
   hostList,
@@ -125,8 +132,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     arg: "LIST",
     env: ["TMUX_MCP_TOOLSETS", "LIBTMUX_TOOLSETS"],
     help: [
-      `comma list of ${TOOLSETS.join(", ")}; "" = none`,
-      `(default ${DEFAULT_TOOLSETS.join(",")})`,
+      `comma list of ${TOOLSET_NAMES.join(", ")}; "" = none`,
+      `(default ${DEFAULT_TOOLSETS.join(",")}: the everyday tools; all: ${TOOLSETS.join(",")})`,
     ],
     scope: "setting",
     apply: (input) => ({ toolsets: toolsetList(input.pick(), DEFAULT_TOOLSETS) }),

@@ -5,8 +5,18 @@ import type { SocketSpec } from "../tmux/argv.ts";
 export const TOOLSETS = ["inspect", "manage", "execute", "teardown"] as const;
 /** One toolset name. */
 export type Toolset = typeof TOOLSETS[number];
-/** Toolsets enabled when nothing is configured. */
-export const DEFAULT_TOOLSETS: readonly Toolset[] = ["inspect", "manage", "execute"];
+/**
+ * `core`: a preset across the four toolsets, the tools whose spec says `core: true` (the everyday
+ * loop, docs/design.md §4). It combines with the toolsets (`core,manage`); each tool still belongs
+ * to exactly one of the four.
+ */
+export const CORE = "core";
+/** One name `--toolsets` accepts: the core preset or a toolset. */
+export type ToolsetName = "core" | Toolset;
+/** What `--toolsets` accepts: the preset, then the four toolsets, in display order. */
+export const TOOLSET_NAMES: readonly ToolsetName[] = [CORE, ...TOOLSETS];
+/** Toolsets enabled when nothing is configured: the core preset alone. */
+export const DEFAULT_TOOLSETS: readonly ToolsetName[] = [CORE];
 
 /** The validated configuration of one server. */
 export interface Config {
@@ -14,8 +24,8 @@ export interface Config {
   readonly socket: SocketSpec;
   /** Where the socket choice came from, for the startup line and capabilities. */
   readonly socketSource: "flag" | "env" | "tmux-env" | "default";
-  /** Toolsets whose tools are served. */
-  readonly toolsets: readonly Toolset[];
+  /** Toolsets whose tools are served, and `core` when the preset's tools are. */
+  readonly toolsets: readonly ToolsetName[];
   /** Tools added one by one (`--tools`). */
   readonly tools: readonly string[];
   /** Tools removed (`--exclude-tools`); wins over both of the above. */

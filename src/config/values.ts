@@ -8,8 +8,8 @@ import {
   type Config,
   ConfigError,
   type Sourced,
-  type Toolset,
-  TOOLSETS,
+  TOOLSET_NAMES,
+  type ToolsetName,
 } from "./types.ts";
 
 /** `value` unless it holds a control character (refused: the message must stay one line). */
@@ -28,18 +28,20 @@ function splitList(value: string): string[] {
 /** A comma list of toolsets, in display order; `fallback` when unset. */
 export function toolsetList(
   { source, value }: Sourced,
-  fallback: readonly Toolset[],
-): readonly Toolset[] {
+  fallback: readonly ToolsetName[],
+): readonly ToolsetName[] {
   if (value === undefined) return fallback;
   const names = splitList(value);
   for (const name of names) {
-    if (!(TOOLSETS as readonly string[]).includes(name)) {
+    if (!(TOOLSET_NAMES as readonly string[]).includes(name)) {
       throw new ConfigError(
-        `${source}: unknown toolset "${name.slice(0, 40)}"; valid toolsets: ${TOOLSETS.join(", ")}`,
+        `${source}: unknown toolset "${name.slice(0, 40)}"; valid toolsets: ${
+          TOOLSET_NAMES.join(", ")
+        }`,
       );
     }
   }
-  return TOOLSETS.filter((t) => names.includes(t));
+  return TOOLSET_NAMES.filter((t) => names.includes(t));
 }
 
 /** A comma list of tool names, each one of `known`, without repeats. */

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { byteLength, errorResult, type ToolResult } from "../results.ts";
 import { defineTool, type ToolSpec } from "../tool_types.ts";
+import { PROSE_FREE } from "./common.ts";
 
 /** The ceiling of the complete JSON-RPC response, framing included (the batch contract). */
 export const RESPONSE_LIMIT = 1_000_000;
@@ -48,9 +49,11 @@ const outputSchema = z.object({
 function advertisedInput(effective: readonly ToolSpec[]): z.ZodType {
   // No prose per variant: the tool's own entry describes its arguments, and the operations'
   // description says once that they are that tool's own.
-  const variants = effective.filter((spec) => spec.batchable).map((spec) =>
-    z.object({ arguments: spec.input.optional(), tool: z.literal(spec.name) }).strict()
-  );
+  const variants = effective.filter((spec) => spec.batchable).map((spec) => {
+    const args = spec.input.optional();
+    PROSE_FREE.add(args, {});
+    return z.object({ arguments: args, tool: z.literal(spec.name) }).strict();
+  });
   const item = variants.length === 0
     ? z.never()
     : variants.length === 1

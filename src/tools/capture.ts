@@ -43,12 +43,12 @@ export const captureTools = [
   defineTool({
     name: "capture_pane",
     toolset: "inspect",
+    core: true,
     batchable: true,
     title: "Capture pane text",
-    description: "Read a pane's text (no colours): by default what its screen shows now. Lines " +
-      "count from 0 at the screen's top, negative ones into scrollback; `end: -1` is the line " +
-      "above the screen, not the last line. For the last 500 lines of history plus the screen, " +
-      "pass `start: -500` and no `end`.",
+    description: "Read a pane's text (no colours), by default its screen. Line 0 is the " +
+      "screen's top, negative lines are scrollback (`end: -1` is the line above the screen); " +
+      "for the last 500 lines of history plus the screen, pass `start: -500` and no `end`.",
     input: z.object({
       paneId: paneIdSchema,
       start: lineSchema.optional().describe("Default 0."),

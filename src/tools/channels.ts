@@ -11,8 +11,8 @@ import { waitShape } from "./common.ts";
 /** Channel names: tmux takes any string, this server a short, plain one. */
 const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/);
 
-const WHEN = "For a script you control (ending with `tmux wait-for -S <channel>`) or another " +
-  "agent; for what a program prints, use wait_for_text.";
+const WHEN = "For a script you control (`tmux wait-for -S NAME`) or another agent, not program " +
+  "output.";
 
 /** The channel tools' manifest entries. */
 export const channelTools = [
@@ -22,8 +22,7 @@ export const channelTools = [
     title: "Wait for a tmux channel",
     description: "Wait for a signal on a tmux wait-for channel. " + WHEN +
       // MAX_CHANNEL_WAITERS of src/tmux/channels.ts (a manage tool may not import that module).
-      " A channel waited on stays watched until it is signalled, even after a timeout; at most " +
-      "64 channels at once (beyond: busy).",
+      " It stays watched until signalled, even after a timeout; at most 64 channels at once.",
     input: z.object({
       channel: channelSchema,
       timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Default 30000."),
@@ -57,8 +56,7 @@ export const channelTools = [
     toolset: "manage",
     title: "Signal a tmux channel",
     description:
-      "Signal a tmux wait-for channel: its waiters wake, or the next waiter if none waits. " +
-      WHEN,
+      "Signal a tmux wait-for channel: its waiters wake, or the next one if none waits. " + WHEN,
     input: z.object({ channel: channelSchema }).strict(),
     output: z.object({
       channel: z.string(),

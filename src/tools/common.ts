@@ -7,15 +7,25 @@ import { parseCursor } from "../live/cursor.ts";
 import type { PaneStream } from "../live/stream.ts";
 import type { LiveEngine } from "../tmux/live_engine.ts";
 
-// The four argument schemas below carry no description: the server instructions (src/server.ts)
-// say once what session references, generations, maxLines and maxBytes mean, which costs the
-// model's context less than repeating it in every tool that takes them (and in the batch).
+// Three argument schemas below carry no description (their names say it; the server instructions
+// say once how text is bounded): they appear in most tools, whose schemas the model reads every
+// turn. A generation gets a few words, since an agent whose client drops the instructions must
+// still know where it comes from (docs/design.md §4).
 
 /** A session reference: `$N` or an exact name (never a prefix or pattern). */
 export const sessionRefSchema = z.string().min(1).max(256);
 
 /** A pane generation from list_panes, to refuse a pane that was replaced meanwhile. */
-export const generationSchema = z.string().min(1).max(128);
+export const generationSchema = z.string().min(1).max(128).describe(
+  "From list_panes; stale_target if the pane was replaced.",
+);
+
+/**
+ * Schemas advertised without their descriptions: the read batch's nested arguments, which
+ * repeat input schemas whose own tool entries (always listed beside the batch) already carry
+ * the prose (docs/design.md §1.3). The catalog strips them when it renders JSON Schema.
+ */
+export const PROSE_FREE = z.registry<Record<string, never>>();
 
 /** `maxLines`: keep at most this many of the newest lines (default `TEXT_LIMITS.lines`). */
 export const maxLinesSchema = z.int().positive();
@@ -24,20 +34,17 @@ export const maxLinesSchema = z.int().positive();
 export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes);
 
 /**
- * The pointer a guarded tool's description ends with. The rules themselves (docs/design.md §6)
- * are said once, in the server instructions (src/server.ts), since every tool repeating them cost
- * more of the model's context than any other text of the catalog.
+ * The sentence a guarded tool's description ends with: the two rules an agent must plan around
+ * (docs/design.md §6.2, §6.9). The rest of the guard is said by its refusals, each of which reads
+ * alone, and once in the server instructions, which some clients drop.
  */
-export const GUARDED = "Guarded (see instructions).";
+export const GUARDED = "Refuses panes a person watches, and your own unless force.";
 
-/** The pointer of the view setters, which only the watched-window rule (§6.8) limits. */
-export const VIEW_GUARDED = "Refused where a person watches (target_denied).";
+/** The sentence of the view setters, which only the watched-window rule (§6.8) limits. */
+export const VIEW_GUARDED = "Refused where a person watches.";
 
-/**
- * Asking the person (docs/design.md §6.11), for descriptions that still mention it; the server
- * instructions say how it works.
- */
-export const ASK_TEXT = "A person may be asked to allow it (see instructions).";
+/** Asking the person (docs/design.md §6.11), for descriptions that mention it. */
+export const ASK_TEXT = "A person may be asked to allow it.";
 
 /** What every waiting tool reports about its wait (the ceiling clamps `timeoutMs`, disclosed). */
 export const waitShape = {

@@ -76,7 +76,7 @@ export const discoveryTools = [
     batchable: true,
     title: "List tmux sessions",
     description: "List sessions ($N): name, window count, people attached, creation time, start " +
-      "directory. Start here.",
+      "directory.",
     input: z.object({}).strict(),
     output: z.object({ sessions: z.array(sessionRowSchema), ...listingExtras }).strict(),
     annotations: "inspect",
@@ -119,6 +119,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_panes",
     toolset: "inspect",
+    core: true,
     batchable: true,
     title: "List tmux panes",
     description: "List panes (%N): generation, position and size, command, directory, dead or in " +

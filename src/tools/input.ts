@@ -115,6 +115,7 @@ export const inputTools = [
   defineTool({
     name: "send_keys",
     toolset: "execute",
+    core: true,
     title: "Type or press keys in a pane",
     description: "Press a key or type text. `keys` is ONE tmux key name spelled exactly (C-c, " +
       'Escape, Up, Tab, F1…), pressed, or else text, typed as is ("end", "^c" are ' +
@@ -212,6 +213,7 @@ export const inputTools = [
   defineTool({
     name: "paste_text",
     toolset: "execute",
+    core: true,
     title: "Paste text into a pane",
     description: "Paste long or multi-line text into a pane as a terminal does. A program with " +
       "bracketed paste on (bash, zsh, most REPLs) runs nothing before Enter; any other gets " +
@@ -274,7 +276,7 @@ export const inputTools = [
     toolset: "execute",
     title: "Synchronize a window's panes",
     description: "Turn synchronize-panes on or off: while on, ALL input to any pane of the " +
-      "window goes to EVERY pane. Turning it on is guarded (see instructions).",
+      "window goes to EVERY pane. Turning it on refuses watched windows, and yours unless force.",
     input: z.object({
       windowId: windowIdSchema,
       enabled: z.boolean(),

@@ -53,8 +53,8 @@ export const inspectTools = [
     toolset: "inspect",
     batchable: true,
     title: "tmux server info",
-    description: "The tmux server in use: version, socket, pid, counts of sessions, windows, " +
-      "panes, clients and people, and whether this MCP server runs inside it (callerPaneId).",
+    description: "The tmux server: version, socket, pid, counts of sessions, windows, panes, " +
+      "clients and people, and callerPaneId (the pane this MCP server runs in).",
     input: z.object({}).strict(),
     output: z.object({
       version: z.string().describe("tmux's version, e.g. 3.3a."),

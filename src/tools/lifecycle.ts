@@ -28,7 +28,7 @@ const META = {
 const sessionNameSchema = z.string().min(1).max(256);
 const windowNameSchema = z.string().min(1).max(256);
 const startDirectorySchema = z.string().min(1).max(4096).describe("Existing absolute path.");
-const selectSchema = z.boolean().describe("Make it current; refused where a person watches.");
+const selectSchema = z.boolean().describe("Make it current (not where a person watches).");
 
 const createdShape = {
   paneId: paneIdSchema.describe("The new pane's id."),
@@ -53,6 +53,7 @@ export const lifecycleTools = [
   defineTool({
     name: "create_session",
     toolset: "execute",
+    core: true,
     title: "Create a tmux session",
     description: "Create a detached session: your own place to work, which no person sees (tmux " +
       "starts if needed). Its pane runs your default shell.",
@@ -86,6 +87,7 @@ export const lifecycleTools = [
   defineTool({
     name: "create_window",
     toolset: "execute",
+    core: true,
     title: "Create a window",
     description: "Create a window in a session, in the background.",
     input: z.object({
@@ -122,6 +124,7 @@ export const lifecycleTools = [
   defineTool({
     name: "split_window",
     toolset: "execute",
+    core: true,
     title: "Split a pane",
     description: "Split a pane: a new pane below, above, right or left, not made active.",
     input: z.object({

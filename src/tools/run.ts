@@ -13,7 +13,14 @@ import { paneIdSchema } from "../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../tmux/input.ts";
 import { awaitRun, keepRun, launchRun, POSIX_SHELLS, resumeRun, type RunEnd } from "../tmux/run.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";
-import { ASK_TEXT, generationSchema, maxBytesSchema, maxLinesSchema, waitShape } from "./common.ts";
+import {
+  ASK_TEXT,
+  generationSchema,
+  GUARDED,
+  maxBytesSchema,
+  maxLinesSchema,
+  waitShape,
+} from "./common.ts";
 
 const { text: _text, ...boundedShape } = textResultShape;
 
@@ -27,14 +34,15 @@ export const runTools = [
   defineTool({
     name: "run_shell_command",
     toolset: "execute",
+    core: true,
     title: "Run a shell command in a pane",
-    description: "Run one command in a pane's shell and get, in one call, its exit status and " +
-      "only its own output as the terminal shows it. The shell's state (directory, variables) is " +
-      "used and kept. stdin is /dev/null: for editors, REPLs or password prompts use send_keys or " +
-      "paste_text. The pane must run its own idle POSIX shell (the one it was started with; " +
-      `${[...POSIX_SHELLS].join(", ")}) in a window without synchronize-panes. On timeout the ` +
-      "command goes on: pass the returned `runId` to wait_for_command for its end, or interrupt " +
-      `it with send_keys C-c. Guarded like send_keys (see instructions). ${ASK_TEXT}`,
+    description:
+      "Run one command in a pane's shell; get its exit status and only its own output, " +
+      "in one call. The shell's directory and variables are used and kept; stdin is /dev/null " +
+      "(for editors, REPLs or passwords use send_keys with waitFor). The pane must run its own " +
+      `idle POSIX shell (${[...POSIX_SHELLS].join(", ")}), not synchronized. On timeout the ` +
+      "command goes on: pass the returned `runId` to wait_for_command, or send_keys C-c. " +
+      `${GUARDED} ${ASK_TEXT}`,
     input: z.object({
       paneId: paneIdSchema,
       command: z.string().min(1).max(INPUT_MAX_BYTES).describe(
@@ -121,6 +129,7 @@ export const runTools = [
   defineTool({
     name: "wait_for_command",
     toolset: "execute",
+    core: true,
     title: "Wait for a command",
     description: "Wait for the end of a run_shell_command that timed out, by its runId: exit " +
       "status and whole output, or timeout (call again).",

@@ -17,10 +17,9 @@ export const screenshotTools = [
     name: "screenshot_pane",
     toolset: "inspect",
     title: "Screenshot a pane",
-    description: "A PNG picture of a pane as tmux shows it. Use it to see colour and layout " +
-      "(which test line is red, a TUI's selected row); to read text, use capture_pane. " +
-      "Characters the font lacks (CJK, emoji) are boxes; a PNG over 1 MiB is halved. Two are " +
-      "drawn at a time per server; more wait their turn (busy past 16 waiting).",
+    description: "A PNG of a pane as tmux shows it, to see colour and layout (which test line " +
+      "is red, a TUI's selected row); to read text, use capture_pane. Glyphs the font lacks " +
+      "(CJK, emoji) are boxes.",
     input: z.object({
       paneId: paneIdSchema,
       generation: generationSchema.optional(),

@@ -53,15 +53,14 @@ export const searchTools = [
   defineTool({
     name: "search_panes",
     toolset: "inspect",
+    core: true,
     batchable: true,
     title: "Search pane text",
     description:
       "Find which panes show a text: matching lines with pane, window and `line` (capture_pane's " +
       "numbering), from " +
-      "the screens (plus `scrollbackLines` of history) of all panes or one `session`. Capped at " +
-      `${SEARCH_LIMITS.panes} panes, ${SEARCH_LIMITS.lines} lines and ${
-        SEARCH_LIMITS.millis / 1000
-      } s, disclosed.`,
+      "the screens (plus `scrollbackLines` of history) of all panes or one `session`; " +
+      "bounded, with what was cut disclosed.",
     input: z.object({
       pattern: z.string().min(1).max(SEARCH_LIMITS.patternChars),
       regex: z.boolean().optional().describe("Pattern is RE2 (no backreferences)."),

@@ -34,8 +34,7 @@ export const settingsTools = [
     toolset: "inspect",
     batchable: true,
     title: "Read a tmux option",
-    description: "Read a tmux option at a scope: `value` is what applies there (maybe inherited) " +
-      "and `set` whether it is set at that very scope.",
+    description: "Read a tmux option at a scope: the value that applies there, inherited or not.",
     input: z.object({
       name: z.string().min(1).max(128).regex(OPTION_NAME).describe(
         "Exact, like status-left or @mine.",
@@ -46,8 +45,10 @@ export const settingsTools = [
     output: z.object({
       name: z.string(),
       scope: z.enum(OPTION_SCOPES),
-      value: z.string().nullable(),
-      set: z.boolean(),
+      value: z.string().nullable().describe(
+        "What applies at the scope, maybe inherited from a wider one; null when unset everywhere.",
+      ),
+      set: z.boolean().describe("Whether the option is set at this very scope."),
       truncated: z.boolean().optional().describe(
         `True when the value was cut at ${VALUE_CHARS} characters (marked by …).`,
       ),

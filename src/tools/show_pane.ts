@@ -24,6 +24,7 @@ export const showPaneTools = [
   defineTool({
     name: "show_pane",
     toolset: "inspect",
+    core: true,
     title: "Show a pane live",
     description: "Show a pane live, in colour, to the person in the chat (where the client " +
       "supports MCP Apps); returns its screen as text.",

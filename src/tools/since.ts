@@ -62,6 +62,7 @@ export const sinceTools = [
   defineTool({
     name: "capture_since",
     toolset: "inspect",
+    core: true,
     batchable: true,
     title: "Read new pane output",
     description: "Follow a pane: read what changed since your last read, as the terminal shows " +

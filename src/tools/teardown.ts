@@ -16,7 +16,7 @@ import { generationSchema, GUARDED, sessionRefSchema } from "./common.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;
 
-const forceSchema = z.boolean().describe("Allow a target holding your own pane.");
+const forceSchema = z.boolean().describe("Allow one holding your own pane.");
 
 const endedShape = {
   panesEnded: z.array(paneIdSchema).describe("Panes that no longer exist."),

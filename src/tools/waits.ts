@@ -116,12 +116,13 @@ export const waitTools = [
   defineTool({
     name: "wait_for_text",
     toolset: "inspect",
+    core: true,
     title: "Wait for text in a pane",
     description: "Wait until a pane shows a line matching `patterns` (matched) or `stop` " +
-      "(stopped): the end of a build, a prompt. Never poll. Without `cursor`, only lines shown " +
-      "after the call began count. ECHO TRAP: the command line you type is echoed, so after " +
-      'send_keys "make; echo BUILD-OK" a wait for BUILD-OK matches at once; type "make; echo ' +
-      'BUILD-$((1))-OK" and wait for BUILD-1-OK, or use run_shell_command.',
+      "(stopped), instead of polling. Without `cursor`, only lines shown after the call began " +
+      'count. ECHO TRAP: typed commands are echoed, so after send_keys "make; echo BUILD-OK" ' +
+      'BUILD-OK matches at once: type "make; echo BUILD-$((1))-OK" and wait for BUILD-1-OK, or ' +
+      "use run_shell_command.",
     input: z.object({
       paneId: paneIdSchema,
       patterns: z.array(patternSchema).min(1).max(WAIT_LIMITS.patterns),

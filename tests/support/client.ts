@@ -25,6 +25,20 @@ export interface Connected {
 }
 
 /**
+ * The toolsets a test server gets when the test names none: the whole surface tests were written
+ * against (the default before the core preset, docs/design.md §4). tests/catalog_test.ts checks
+ * the real default; every other test says which tools it needs by naming toolsets or using these.
+ */
+export const TEST_TOOLSETS = "inspect,manage,execute";
+
+/** `args` with `--toolsets` {@link TEST_TOOLSETS} first, unless the flag or a variable names some. */
+export function withTestToolsets(args: string[], env: Record<string, string> = {}): string[] {
+  const named = args.some((a) => a === "--toolsets" || a.startsWith("--toolsets=")) ||
+    "TMUX_MCP_TOOLSETS" in env || "LIBTMUX_TOOLSETS" in env;
+  return named ? args : ["--toolsets", TEST_TOOLSETS, ...args];
+}
+
+/**
  * Connect an SDK client (`client`, e.g. an {@link askingClient}, or a plain one) to an in-process
  * server configured from `args` and `env`. Tools are listed once so the client validates every
  * structuredContent against its outputSchema.
@@ -36,7 +50,7 @@ export async function connectInProcess(
   client: Client = new Client({ name: "tmux-mcp-tests", version: "1" }),
 ): Promise<Connected & { built: TmuxMcpServer }> {
   const reader = (name: string) => env[name];
-  const outcome = parseConfig(args, reader, SURFACE);
+  const outcome = parseConfig(withTestToolsets(args, env), reader, SURFACE);
   if (outcome.kind !== "run") throw new Error("expected a run configuration");
   const logs: string[] = [];
   const built = createTmuxMcpServer({
@@ -69,7 +83,7 @@ export async function sessionsOnOneHost(
 ): Promise<{ host: TmuxHost; sessions: Connected[] }> {
   const env: Record<string, string> = {};
   const reader = (name: string) => env[name];
-  const outcome = parseConfig(args, reader, SURFACE);
+  const outcome = parseConfig(withTestToolsets(args), reader, SURFACE);
   if (outcome.kind !== "run") throw new Error("expected a run configuration");
   const config = outcome.config;
   const host = new TmuxHost({ config, env: reader, liveOptions });
@@ -145,7 +159,7 @@ export async function connectStdio(
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", ...await startPermissions(), entry, ...args],
+    args: ["run", ...await startPermissions(), entry, ...withTestToolsets(args, env)],
     env: cleanEnv({ NO_COLOR: "1", ...env }),
     stderr: "pipe",
   });
