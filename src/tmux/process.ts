@@ -55,41 +55,7 @@ export class TmuxProcesses {
       stdin: stdin === undefined ? "null" : "piped",
       stderr: "piped",
     });
-    const out = child.stdout.getReader();
-    const err = child.stderr.getReader();
-    const writer = stdin === undefined ? undefined : child.stdin.getWriter();
-    const given = Promise.withResolvers<undefined>();
-    const giveUp = () => given.resolve(undefined);
-    signal.addEventListener("abort", giveUp, { once: true });
-    if (signal.aborted) giveUp();
-    const reads = Promise.all([readAll(out), readAll(err), child.status]);
-    if (writer && stdin !== undefined) {
-      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-      // A failed write means tmux exited before reading everything; its exit status tells.
-      void writer.write(bytes).then(() => writer.close()).catch(() => {});
-    }
-    let output: Output | undefined;
-    try {
-      const done = await Promise.race([reads, given.promise]);
-      if (done !== undefined) {
-        const [stdout, stderr, status] = done;
-        output = { success: status.success, stdout, stderr };
-      }
-      return output;
-    } finally {
-      signal.removeEventListener("abort", giveUp);
-      if (output === undefined) {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // it exited meanwhile
-        }
-        // Not awaited beyond the readers and the exit: an unread stdin write may never finish.
-        writer?.abort().catch(() => {});
-        await Promise.allSettled([out.cancel(), err.cancel()]);
-        await reads.catch(() => {});
-      }
-    }
+    return await collectChild(child, stdin, signal);
   }
 
   /** Start tmux with `args`; the caller owns the child and must end it. */
@@ -132,6 +98,54 @@ export class TmuxProcesses {
       if (value !== undefined) env[name] = value;
     }
     return env;
+  }
+}
+
+/**
+ * Write `stdin` to a started child (stdout and stderr piped) and collect what it prints, or give
+ * up when `signal` fires (then resolve undefined): the child is killed and our ends of its pipes
+ * are released by cancelling the readers, since a process that handed its descriptors on (a
+ * tmux client to its server, an ssh to its master) can hold them open after its death.
+ */
+export async function collectChild(
+  child: Deno.ChildProcess,
+  stdin: Uint8Array | string | undefined,
+  signal: AbortSignal,
+): Promise<(Output & { code: number }) | undefined> {
+  const out = child.stdout.getReader();
+  const err = child.stderr.getReader();
+  const writer = stdin === undefined ? undefined : child.stdin.getWriter();
+  const given = Promise.withResolvers<undefined>();
+  const giveUp = () => given.resolve(undefined);
+  signal.addEventListener("abort", giveUp, { once: true });
+  if (signal.aborted) giveUp();
+  const reads = Promise.all([readAll(out), readAll(err), child.status]);
+  if (writer && stdin !== undefined) {
+    const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+    // A failed write means the process exited before reading everything; its exit status tells.
+    void writer.write(bytes).then(() => writer.close()).catch(() => {});
+  }
+  let output: (Output & { code: number }) | undefined;
+  try {
+    const done = await Promise.race([reads, given.promise]);
+    if (done !== undefined) {
+      const [stdout, stderr, status] = done;
+      output = { success: status.success, code: status.code, stdout, stderr };
+    }
+    return output;
+  } finally {
+    signal.removeEventListener("abort", giveUp);
+    if (output === undefined) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // it exited meanwhile
+      }
+      // Not awaited beyond the readers and the exit: an unread stdin write may never finish.
+      writer?.abort().catch(() => {});
+      await Promise.allSettled([out.cancel(), err.cancel()]);
+      await reads.catch(() => {});
+    }
   }
 }
 

@@ -3,7 +3,7 @@
  * refused that (a loader variable such as `LD_PRELOAD` is set), with a reduced one that keeps the
  * person's agent (`SSH_AUTH_SOCK`). The ssh layer's counterpart of src/tmux/process.ts.
  */
-import { type Output, REDUCED_ENV_NAMES } from "../process.ts";
+import { collectChild, type Output, REDUCED_ENV_NAMES } from "../process.ts";
 
 /** Variables ssh keeps when the environment must be reduced. */
 const SSH_ENV_NAMES = [
@@ -43,37 +43,7 @@ export class SshSpawner {
   ): Promise<(Output & { code: number }) | undefined> {
     if (signal.aborted) return undefined;
     const child = this.child(args, { stdin: stdin === undefined ? "null" : "piped" });
-    const out = child.stdout.getReader();
-    const err = child.stderr.getReader();
-    const given = Promise.withResolvers<undefined>();
-    const giveUp = () => given.resolve(undefined);
-    signal.addEventListener("abort", giveUp, { once: true });
-    const reads = Promise.all([readAll(out), readAll(err), child.status]);
-    const writer = stdin === undefined ? undefined : child.stdin.getWriter();
-    if (writer && stdin !== undefined) {
-      const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-      // A failed write means the remote command exited before reading everything.
-      void writer.write(bytes).then(() => writer.close()).catch(() => {});
-    }
-    let done: [Uint8Array, Uint8Array, Deno.CommandStatus] | undefined;
-    try {
-      done = await Promise.race([reads, given.promise]);
-      if (done === undefined) return undefined;
-      const [stdout, stderr, status] = done;
-      return { success: status.success, code: status.code, stdout, stderr };
-    } finally {
-      signal.removeEventListener("abort", giveUp);
-      if (done === undefined) {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // it exited meanwhile
-        }
-        writer?.abort().catch(() => {});
-        await Promise.allSettled([out.cancel(), err.cancel()]);
-        await reads.catch(() => {});
-      }
-    }
+    return await collectChild(child, stdin, signal);
   }
 
   /** Start ssh with `args`; the caller owns the child and must end it. */
@@ -110,27 +80,4 @@ export class SshSpawner {
       throw error;
     }
   }
-}
-
-/** Everything a reader yields until EOF (or until it is cancelled), as one array. */
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } catch {
-    // killed: what arrived is all there is
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
