@@ -23,11 +23,11 @@ import { formatCursor, type ReadMark } from "../live/cursor.ts";
 import { readScreen, recallMark } from "../live/read.ts";
 import { rowsSince } from "../live/row_changes.ts";
 import type { OutputTap, PaneStream } from "../live/stream.ts";
-import { byteLength, clipText, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
+import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { snapshot } from "../tmux/queries.ts";
 import type { ToolContext } from "../tool_types.ts";
-import { compilePattern, type Find, PATTERN_LIMITS, sleep } from "./common.ts";
+import { compilePattern, type Find, PATTERN_LIMITS, sleep, waitProgress } from "./common.ts";
 
 /** Timing of a wait after input. */
 const AFTER_INPUT = {
@@ -190,23 +190,11 @@ export async function waitAfterInput(
   plan: WaitPlan,
 ): Promise<WaitAnswer> {
   const started = Date.now();
-  let newest = "";
-  const progress = ctx.progress;
-  const ticker = progress
-    ? setInterval(() => {
-      const elapsed = Date.now() - started;
-      progress({
-        progress: elapsed,
-        total: plan.timeoutMs,
-        message: `waited ${(elapsed / 1000).toFixed(1)} s` +
-          (newest === "" ? "" : `; newest line: ${clipText(newest, 200)}`),
-      });
-    }, AFTER_INPUT.progressMs)
-    : undefined;
+  const ticker = waitProgress(ctx.progress, started, plan.timeoutMs, AFTER_INPUT.progressMs);
   try {
     const found = start.live
-      ? await liveWait(ctx, start, start.live, plan, started, (line) => newest = line)
-      : await polledWait(ctx, start, plan, started, (line) => newest = line);
+      ? await liveWait(ctx, start, start.live, plan, started, ticker.seen)
+      : await polledWait(ctx, start, plan, started, ticker.seen);
     return {
       ...found as WaitAnswer,
       elapsedMs: Date.now() - started,
@@ -216,7 +204,7 @@ export async function waitAfterInput(
   } catch (error) {
     throw error instanceof ToolError ? error.withEffects("possible") : error;
   } finally {
-    clearInterval(ticker);
+    ticker.stop();
   }
 }
 

@@ -6,6 +6,7 @@ import { clipText, TEXT_LIMITS } from "../results.ts";
 import { parseCursor } from "../live/cursor.ts";
 import type { PaneStream } from "../live/stream.ts";
 import type { LiveEngine } from "../tmux/live_engine.ts";
+import type { ToolContext } from "../tool_types.ts";
 
 // Three argument schemas below carry no description (their names say it; the server instructions
 // say once how text is bounded): they appear in most tools, whose schemas the model reads every
@@ -174,4 +175,30 @@ export async function cursorStream(
   }
   await live.verify(stream, signal);
   return { stream, offset };
+}
+
+/**
+ * A wait's progress notifications: once every `everyMs`, the time waited and the newest line
+ * seen (clipped), while the client listens (`ctx.progress` is set only then). Call `stop` when
+ * the wait ends.
+ */
+export function waitProgress(
+  progress: ToolContext["progress"],
+  started: number,
+  totalMs: number,
+  everyMs: number,
+): { seen: (line: string) => void; stop: () => void } {
+  let newest = "";
+  const ticker = progress
+    ? setInterval(() => {
+      const elapsed = Date.now() - started;
+      progress({
+        progress: elapsed,
+        total: totalMs,
+        message: `waited ${(elapsed / 1000).toFixed(1)} s` +
+          (newest === "" ? "" : `; newest line: ${clipText(newest, 200)}`),
+      });
+    }, everyMs)
+    : undefined;
+  return { seen: (line) => newest = line, stop: () => clearInterval(ticker) };
 }

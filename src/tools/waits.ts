@@ -22,7 +22,7 @@ import { ToolError } from "../errors.ts";
 import { CURSOR_PATTERN, formatCursor } from "../live/cursor.ts";
 import { waitForLine } from "../live/line_wait.ts";
 import { readScreen } from "../live/read.ts";
-import { byteLength, clipText, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
+import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { paneFate } from "../tmux/queries.ts";
@@ -39,6 +39,7 @@ import {
   PATTERN_LIMITS,
   sleep,
   waitBudget,
+  waitProgress,
   waitShape,
 } from "./common.ts";
 
@@ -209,26 +210,12 @@ export const waitTools = [
       });
 
       // Progress: the elapsed time and the newest line, once a second, while the client listens.
-      let newest = "";
-      const progress = ctx.progress;
-      const ticker = progress
-        ? setInterval(() => {
-          const elapsed = Date.now() - started;
-          progress({
-            progress: elapsed,
-            total: timeoutMs,
-            message: `waited ${(elapsed / 1000).toFixed(1)} s` +
-              (newest === "" ? "" : `; newest line: ${clipText(newest, 200)}`),
-          });
-        }, WAIT_LIMITS.progressMs)
-        : undefined;
+      const ticker = waitProgress(ctx.progress, started, timeoutMs, WAIT_LIMITS.progressMs);
       try {
         const live = ctx.live;
         if (!live) {
           const test = (line: string) => firstHit(tests, line);
-          return await polled(args, ctx, test, started + timeoutMs, answer, (line) => {
-            newest = line;
-          });
+          return await polled(args, ctx, test, started + timeoutMs, answer, ticker.seen);
         }
         let stream;
         let offset: number;
@@ -246,7 +233,7 @@ export const waitTools = [
           deadline: started + timeoutMs,
           signal: ctx.signal,
           includeScreen: args.includeScreen,
-          onLine: (line) => newest = line,
+          onLine: ticker.seen,
           tailLines: bounds.lines,
         });
         if (waited.outcome === "ended") {
@@ -275,7 +262,7 @@ export const waitTools = [
           alternateScreen: waited.alternateScreen,
         };
       } finally {
-        clearInterval(ticker);
+        ticker.stop();
       }
     },
   }),
