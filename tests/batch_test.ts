@@ -45,7 +45,7 @@ Deno.test("batch: advertised input and annotations follow the batch contract", a
       { ...batch.annotations, title: undefined },
       { ...contract.annotations, title: undefined },
     );
-    assertMatch(batch.description!, /One approval of this call covers every nested call/);
+    assertMatch(batch.description!, /under one approval/);
     const ours = batch.inputSchema as Record<string, any>;
     const theirs = contract.input;
     assertEquals(ours.required, theirs.required);

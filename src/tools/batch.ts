@@ -125,9 +125,8 @@ export const batchTools = [
     name: "call_read_tools_batch",
     toolset: "inspect",
     title: "Run read-only tools in a batch",
-    description: "Run up to 16 read-only inspect calls in order in one call. One approval of " +
-      "this call covers every nested call. Each row carries its call's result or error; past " +
-      "1,000,000 bytes the largest become null.",
+    description: "Run up to 16 read-only inspect calls in order, under one approval. Each row " +
+      "carries its call's result or error; past 1,000,000 bytes the largest become null.",
     input: z.object({
       onError: onErrorSchema.optional(),
       operations: z.array(

@@ -118,11 +118,11 @@ export const inputTools = [
     core: true,
     title: "Type or press keys in a pane",
     description: "Press a key or type text. `keys` is ONE tmux key name spelled exactly (C-c, " +
-      'Escape, Up, Tab, F1…), pressed, or else text, typed as is ("end", "^c" are ' +
-      'text). Enter follows unless `enter: false`. Interrupt: `{keys: "C-c", enter: ' +
-      "false}`. Long multi-line text: paste_text. `waitFor`: return the output once quiet " +
-      "(quietMs), matching pattern or programChange; for REPLs, TUIs, prompts (shell " +
-      "commands: run_shell_command). " + GUARDED,
+      'Escape, Up, Tab, F1…), pressed, or else text typed as is ("end", "^c" are text). Enter ' +
+      'follows unless `enter: false` (interrupt: `{keys: "C-c", enter: false}`). Multi-line ' +
+      "text: paste_text. `waitFor` returns the output once quiet, matched or the program " +
+      "changed: for REPLs, TUIs, prompts; a shell command's exit status: run_shell_command; " +
+      "output already coming: wait_for_text. " + GUARDED,
     input: z.object({
       paneId: paneIdSchema,
       keys: z.string().max(INPUT_MAX_BYTES),
