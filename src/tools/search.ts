@@ -103,21 +103,7 @@ export const searchTools = [
       const paneLimitClamped = panes.length > SEARCH_LIMITS.panes;
       panes = panes.slice(0, SEARCH_LIMITS.panes);
 
-      // Spend the line budget in listing order; the pane that crosses it gets less history.
-      let lineBudget = SEARCH_LIMITS.lines;
-      let lineLimitClamped = false;
-      const items = [];
-      for (const pane of panes) {
-        if (lineBudget < pane.height) {
-          lineLimitClamped = true;
-          break;
-        }
-        const history = Math.min(scrollback, pane.historyLines);
-        const historyRows = Math.min(history, lineBudget - pane.height);
-        if (historyRows < history) lineLimitClamped = true;
-        lineBudget -= pane.height + historyRows;
-        items.push({ paneId: pane.paneId, historyRows });
-      }
+      const { items, lineLimitClamped } = planCaptures(panes, scrollback);
 
       const { texts, lineRows, failed, timedOut } = await captureMany(ctx.tmux, items, {
         signal: ctx.signal,
@@ -190,3 +176,28 @@ export const searchTools = [
     },
   }),
 ];
+
+/**
+ * What to capture of each pane: the line budget is spent in listing order, and the pane that
+ * crosses it gets less history; past it, panes are left out (`lineLimitClamped`).
+ */
+function planCaptures(
+  panes: readonly { paneId: string; height: number; historyLines: number }[],
+  scrollback: number,
+): { items: { paneId: string; historyRows: number }[]; lineLimitClamped: boolean } {
+  let lineBudget = SEARCH_LIMITS.lines;
+  let lineLimitClamped = false;
+  const items = [];
+  for (const pane of panes) {
+    if (lineBudget < pane.height) {
+      lineLimitClamped = true;
+      break;
+    }
+    const history = Math.min(scrollback, pane.historyLines);
+    const historyRows = Math.min(history, lineBudget - pane.height);
+    if (historyRows < history) lineLimitClamped = true;
+    lineBudget -= pane.height + historyRows;
+    items.push({ paneId: pane.paneId, historyRows });
+  }
+  return { items, lineLimitClamped };
+}
