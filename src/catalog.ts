@@ -199,7 +199,7 @@ export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
 }
 
 /** The advertised outputSchema: `{type: "object", anyOf: [success, error]}`. */
-export function outputJsonSchema(spec: ToolSpec): Record<string, unknown> {
+function outputJsonSchema(spec: ToolSpec): Record<string, unknown> {
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     type: "object",

@@ -11,7 +11,7 @@ import { type Config, ConfigError, type Sourced } from "./types.ts";
 import { socketName, socketPath } from "./values.ts";
 
 /** One source of an option, checked: 0 is its flag, then its variables in table order. */
-export type SourceReader = (option: OptionSpec, index: number) => Sourced;
+type SourceReader = (option: OptionSpec, index: number) => Sourced;
 
 /** The pinned socket and where the choice came from. */
 export function resolveSocket(

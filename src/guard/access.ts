@@ -16,7 +16,7 @@ import type { ActingContext } from "../tool_types.ts";
  * What an access check reads of a pane. What a question names besides (session, window, program)
  * the input guard's listing leaves out (src/tmux/guard_listing.ts): it is read when asking.
  */
-export type AccessPane =
+type AccessPane =
   & Pick<PaneFacts, "paneId" | "generation" | "isAttended" | "isCaller">
   & Partial<Pick<PaneFacts, "sessionName" | "windowIndex" | "windowName" | "currentCommand">>;
 

@@ -38,7 +38,7 @@ export const CHOICES = {
 } as const;
 
 /** The form the person fills in: one choice, "deny" preselected where a client preselects. */
-export const ANSWER_SCHEMA = {
+const ANSWER_SCHEMA = {
   type: "object" as const,
   properties: {
     decision: {
@@ -80,7 +80,7 @@ export type AskedPane = Pick<
 >;
 
 /** A grant as `tmux://capabilities` lists it. */
-export interface GrantRow {
+interface GrantRow {
   paneId: string;
   generation: string;
   /** ISO 8601 time the grant ends, unless the pane is replaced first. */
@@ -145,7 +145,7 @@ export class GrantBook {
 }
 
 /** Options of a {@link CallConsent}. */
-export interface CallConsentOptions {
+interface CallConsentOptions {
   /** The tool called, for the question. */
   tool: string;
   /** The call's validated-or-not arguments; only their text fields are previewed. */

@@ -32,7 +32,7 @@ export interface InputTarget {
 }
 
 /** What an input call sends: text, or only key presses (a key name, one character, Enter). */
-export type InputKind = "text" | "keys";
+type InputKind = "text" | "keys";
 
 /**
  * Refuse text to a pane where a command run_shell_command framed is still running

@@ -18,7 +18,7 @@ import { resolveSessionRef, windowNotFound } from "../tmux/targets.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** The panes a target contains and where they live, resolved from one fresh listing. */
-export interface ContainedPanes {
+interface ContainedPanes {
   /** The target's id (`$N` for a session given by name). */
   targetId: string;
   /** Every pane the target contains, in listing order. */
@@ -30,7 +30,7 @@ export interface ContainedPanes {
 }
 
 /** How {@link preflightContained} checks the panes it finds. */
-export interface ContainedRules {
+interface ContainedRules {
   /** The call's `force`: allows the caller's own pane. */
   force: boolean;
   /** The tool, for messages ("kill_window is refused"). */

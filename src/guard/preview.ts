@@ -18,7 +18,7 @@ export const QUESTION_TEXT_CHARS = 1_000;
 export type Receivers = (paneId: string) => readonly string[];
 
 /** Which rows of a batch a preview looks at. */
-export interface PreviewScope {
+interface PreviewScope {
   /** The panes asked about. */
   asked: readonly string[];
   /** Where input addressed to a pane goes. */
@@ -32,7 +32,7 @@ export interface PreviewScope {
  * the text the question must show does not fit in {@link QUESTION_TEXT_CHARS}, its length and no
  * lines (the call is not to be asked about).
  */
-export type CallPreview =
+type CallPreview =
   | { lines: string[]; rows: Map<number, string[]>; tooLong?: undefined }
   | { tooLong: number };
 

@@ -235,7 +235,7 @@ export type GuardTarget =
   | { session: string };
 
 /** What a respawn or teardown target contains, resolved from one listing. */
-export interface Contained {
+interface Contained {
   /** The target's id (`$N` for a session given by name). */
   targetId: string;
   /** For messages: "window @2" or "session $1"; undefined for a pane. */

@@ -20,7 +20,7 @@ import type { OutputTap, PaneStream } from "./stream.ts";
 import { randomHex } from "../random.ts";
 
 /** The OSC number of our frames: one no terminal we know of assigns (tmux 3.3a ignores it). */
-export const FRAME_OSC = 7735;
+const FRAME_OSC = 7735;
 
 /** A fresh 128-bit frame nonce (32 lowercase hex digits). */
 export function frameNonce(): string {
@@ -43,7 +43,7 @@ export function frameFormats(nonce: string): { start: string; exit: string } {
 }
 
 /** A frame found in the stream: where it ends in the chunk, and what it says. */
-export interface FrameEvent {
+interface FrameEvent {
   /** Offset in the chunk just past the frame's BEL. */
   offset: number;
   /** `start`, or the command's exit status. */
@@ -129,7 +129,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /** Who runs a framed command: the pane, its process and its shell when it was typed. */
-export interface RunOwner {
+interface RunOwner {
   paneId: string;
   generation: string;
   /** The shell that read the line (`pane_current_command`), e.g. `bash`. */
@@ -250,7 +250,7 @@ export function replaced(run: FramedRun, currentCommand: string): boolean {
 }
 
 /** What a busy check knows of a pane, from a fresh listing. */
-export interface PaneNow {
+interface PaneNow {
   paneId: string;
   generation: string;
   dead: boolean;
@@ -369,7 +369,7 @@ const TICKET_TTL_MS = 600_000;
 const MAX_TICKETS = 256;
 
 /** A command run_shell_command stopped waiting for, as wait_for_command finds it again. */
-export interface RunTicket {
+interface RunTicket {
   run: FramedRun;
   stream: PaneStream;
   /** Our buffer that held the command's script (deleted if the command never started). */

@@ -18,7 +18,7 @@ import {
 import type { PaneStream } from "./stream.ts";
 
 /** What {@link waitForLine} is given. */
-export interface LineWait<T> {
+interface LineWait<T> {
   /**
    * Tried in order on each new logical line; the first value other than undefined ends the wait
    * there. Several tests (one per pattern) let a long line's matching yield between them.
@@ -36,7 +36,7 @@ export interface LineWait<T> {
 }
 
 /** How a {@link waitForLine} ended. */
-export type LineWaitResult<T> =
+type LineWaitResult<T> =
   | {
     outcome: "found";
     value: T;

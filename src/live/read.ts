@@ -11,7 +11,7 @@ import { type RowsSince, rowsSince, screenNow } from "./row_changes.ts";
 import type { PaneStream } from "./stream.ts";
 
 /** What one {@link readFrom} found. */
-export interface RenderedRead {
+interface RenderedRead {
   /** The lines that changed (see {@link RowsSince}). */
   text: string;
   /** The offset of the new cursor (the given one when nothing changed). */

@@ -22,7 +22,7 @@ export interface RunOutput {
 type Effect = "move" | "erase" | "clear" | "history" | "screen" | "reset";
 
 /** One sequence that may move the start: where it ends in the chunk, and what it does. */
-export interface StartEvent {
+interface StartEvent {
   offset: number;
   effect: Effect;
 }

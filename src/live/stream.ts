@@ -11,7 +11,7 @@ import { newStreamId, type ReadMark, ReadMemory } from "./cursor.ts";
 const PENDING_LIMIT = 1 << 20;
 
 /** Why a wait ended. */
-export type WaitOutcome = "changed" | "timeout";
+type WaitOutcome = "changed" | "timeout";
 
 type Change = { bytes: Uint8Array } | { cols: number; rows: number };
 

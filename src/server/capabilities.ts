@@ -23,7 +23,7 @@ export const CAPABILITIES_RESOURCE = {
 };
 
 /** What one session's capabilities document is made of. */
-export interface CapabilitiesSource {
+interface CapabilitiesSource {
   host: TmuxHost;
   config: Config;
   version: string;

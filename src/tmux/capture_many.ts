@@ -98,7 +98,7 @@ export async function captureMany(
 }
 
 /** What {@link captureMany} read. */
-export interface ManyCaptures {
+interface ManyCaptures {
   /** Each pane's text, wrapped lines joined. */
   texts: Map<string, string>;
   /** Per pane, the row each line of its text starts on (capture_pane's numbering). */

@@ -43,7 +43,7 @@ export type GuardPane =
   & { currentCommand?: string };
 
 /** What a question names about a pane (docs/design.md §6.11), read when it is asked. */
-export type PaneLabel = Pick<
+type PaneLabel = Pick<
   PaneFacts,
   "paneId" | "sessionName" | "windowIndex" | "windowName" | "currentCommand"
 >;
@@ -164,7 +164,7 @@ export async function guardListing(
 }
 
 /** A window as the guard's listing shows it (once per session it is linked into). */
-export interface GuardWindow {
+interface GuardWindow {
   windowId: string;
   sessionId: string;
   zoomed: boolean;

@@ -38,11 +38,11 @@ import { checkGeneration, paneArg } from "./targets.ts";
 export { POSIX_SHELLS } from "./run_pane.ts";
 
 /** How long a command's shell gets to print the start frame after the deadline, before giving up. */
-export const START_GRACE_MS = 2_000;
+const START_GRACE_MS = 2_000;
 /** How often a waiting call looks at the pane itself (a pane kept dead by remain-on-exit). */
 const PANE_CHECK_MS = 1_000;
 /** How often progress is reported at most. */
-export const PROGRESS_MS = 500;
+const PROGRESS_MS = 500;
 
 /** A value as one POSIX shell word: single quotes, each `'` written as `'\''`. */
 function shellWord(value: string): string {
@@ -50,7 +50,7 @@ function shellWord(value: string): string {
 }
 
 /** The one line typed into the pane: it makes the shell read the script from the buffer. */
-export function typedLine(socketPath: string, buffer: string): string {
+function typedLine(socketPath: string, buffer: string): string {
   return ` eval "$(tmux -S ${shellWord(socketPath)} save-buffer -b ${buffer} -)"`;
 }
 
@@ -66,7 +66,7 @@ export function typedLine(socketPath: string, buffer: string): string {
  * zsh's `command` runs only external programs; there a try-block's `always` list prints the end
  * frame whatever ended the command, an error or C-c included.
  */
-export function runScript(
+function runScript(
   shell: string,
   socketPath: string,
   buffer: string,
@@ -85,7 +85,7 @@ export function runScript(
 }
 
 /** What a run is asked to do, and the pane as the input preflight just listed it. */
-export interface RunRequest {
+interface RunRequest {
   /** The pane: its id and process generation (its program is read when launching). */
   pane: { paneId: string; generation: string };
   command: string;
@@ -95,7 +95,7 @@ export interface RunRequest {
 }
 
 /** A command typed into its pane, with what following it needs. */
-export interface Launched {
+interface Launched {
   run: FramedRun;
   stream: PaneStream;
   /** Our buffer holding the script until the shell deletes it. */
@@ -185,7 +185,7 @@ async function deleteRunBuffer(ctx: TmuxReadContext, buffer: string): Promise<bo
 }
 
 /** How a framed command's call ended (the waits' vocabulary). */
-export type RunOutcome = "completed" | "timeout" | "pane_died" | "server_gone";
+type RunOutcome = "completed" | "timeout" | "pane_died" | "server_gone";
 
 /** What {@link awaitRun} found. */
 export interface RunEnd {
@@ -203,7 +203,7 @@ export interface RunEnd {
 }
 
 /** Options of {@link awaitRun}. */
-export interface AwaitOptions {
+interface AwaitOptions {
   /** When the call started (ms since epoch): the deadline counts from it. */
   startedAt: number;
   timeoutMs: number;

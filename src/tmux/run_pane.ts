@@ -30,7 +30,7 @@ const LAUNCH_FACTS = rowFormat("L", {
 });
 
 /** The pane's foreground program and own shell, and the socket its shell reaches tmux by. */
-export interface LaunchFacts {
+interface LaunchFacts {
   currentCommand: string;
   /** The shell the pane runs as its own (its start command's, or default-shell). */
   ownShell: string | undefined;

@@ -54,7 +54,7 @@ export const waitForSchema = z.object({
 }).strict();
 
 /** The `waitFor` argument as the tools receive it. */
-export type WaitFor = z.infer<typeof waitForSchema>;
+type WaitFor = z.infer<typeof waitForSchema>;
 
 const OUTCOMES = [
   "quiet",
@@ -178,7 +178,7 @@ export async function markBeforeInput(
 }
 
 /** The wait's answer, merged into the input tool's result. */
-export type WaitAnswer = z.infer<z.ZodObject<typeof waitForShape>>;
+type WaitAnswer = z.infer<z.ZodObject<typeof waitForShape>>;
 
 /**
  * Wait after the input for `plan`'s first condition and answer what capture_since would return

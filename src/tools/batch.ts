@@ -12,7 +12,7 @@ import { defineTool, type ToolSpec } from "../tool_types.ts";
 import { PROSE_FREE } from "./common.ts";
 
 /** The ceiling of the complete JSON-RPC response, framing included (the batch contract). */
-export const RESPONSE_LIMIT = 1_000_000;
+const RESPONSE_LIMIT = 1_000_000;
 
 const onErrorSchema = z.enum(["stop", "continue"]).describe(
   "Default stop: a failing row ends it.",

@@ -18,7 +18,7 @@ const lineSchema = z.int().min(-1_000_000_000).max(1_000_000_000);
  * lines average under 3 bytes. Clamped and disclosed rather than refused, since the batch's
  * nested capture_pane shape (which reuses maxLinesSchema) is published.
  */
-export const CAPTURE_LINE_CEILING = 100_000;
+const CAPTURE_LINE_CEILING = 100_000;
 
 /** What snapshot_pane reports besides the text. */
 const paneSnapshotSchema = z.object({

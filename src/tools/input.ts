@@ -33,7 +33,7 @@ import {
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
  * TUIs and REPLs) swallow an Enter that arrives with the pasted text; 150 ms lets them settle.
  */
-export const PASTE_ENTER_DELAY_MS = 150;
+const PASTE_ENTER_DELAY_MS = 150;
 
 const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as const;
 

@@ -20,7 +20,7 @@ import { defineTool } from "../tool_types.ts";
 import { compilePattern, matchText, PATTERN_LIMITS, sessionRefSchema, sleep } from "./common.ts";
 
 /** Aggregate ceilings of one search. */
-export const SEARCH_LIMITS = {
+const SEARCH_LIMITS = {
   panes: 200,
   lines: 20_000,
   matchedBytes: 262_144,

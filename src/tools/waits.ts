@@ -44,7 +44,7 @@ import {
 } from "./common.ts";
 
 /** Bounds of one wait's patterns. */
-export const WAIT_LIMITS = {
+const WAIT_LIMITS = {
   patterns: 32,
   patternBytes: 4_096,
   totalBytes: 16_384,
