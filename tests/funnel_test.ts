@@ -7,7 +7,7 @@ import type { TmuxContext } from "../src/tmux/context.ts";
 import { literal, parseRows, rowFormat, separators } from "../src/tmux/format.ts";
 import { listPanes, listSessions, listWindows } from "../src/tmux/queries.ts";
 import { resolveSessionRef } from "../src/tmux/targets.ts";
-import { cleanEnv, contextFor, TmuxFixture } from "./support/fixture.ts";
+import { cleanEnv, contextFor, eventually, TmuxFixture } from "./support/fixture.ts";
 
 const env = cleanEnv();
 const reader = (name: string) => env[name];
@@ -87,9 +87,10 @@ Deno.test("rows survive paths holding separators, tabs, newlines and forged nonc
   await Deno.mkdir(nasty);
   await using fx = await TmuxFixture.start();
   await fx.tmux("new-window", "-d", "-c", nasty, "sleep 100000");
-  const panes = await listPanes(ctxFor(fx));
-  assertEquals(panes.length, 2);
-  assert(panes.some((p) => p.currentPath === nasty), "the raw path comes back exactly");
+  assertEquals((await listPanes(ctxFor(fx))).length, 2);
+  // The new pane's directory is read from its process, which may not have changed into it yet.
+  const exact = () => listPanes(ctxFor(fx)).then((ps) => ps.some((p) => p.currentPath === nasty));
+  assert(await eventually(exact), "the raw path comes back exactly");
   // The parser itself: a field containing another nonce's separators is not split.
   const format = rowFormat("T", { a: "x", b: "y" });
   const out =

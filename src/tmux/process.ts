@@ -31,13 +31,14 @@ export interface Output {
  * (see {@link REDUCED_ENV_NAMES}); one instance per runner (no module state).
  */
 export class TmuxProcesses {
-  readonly #env: (name: string) => string | undefined;
-  readonly #notice: (message: string) => void;
-  #reducedEnv: Record<string, string> | undefined;
+  readonly #spawner: ProgramSpawner;
 
   constructor(env: (name: string) => string | undefined, notice: (message: string) => void) {
-    this.#env = env;
-    this.#notice = notice;
+    this.#spawner = new ProgramSpawner("tmux", REDUCED_ENV_NAMES, env, (names) =>
+      notice(
+        "a loader variable (LD_*/DYLD_*) is set: tmux is started with a reduced environment " +
+          `(${names}), so new tmux servers' shells see only those`,
+      ));
   }
 
   /**
@@ -63,9 +64,43 @@ export class TmuxProcesses {
     args: string[],
     options: { stdin: "null" | "piped"; stderr: "null" | "piped" },
   ): Deno.ChildProcess {
+    return this.#spawner.spawn(args, options);
+  }
+}
+
+/**
+ * Starts one program, argv only, with this process's environment, or, once Deno has refused that
+ * (it refuses to spawn while LD_* or DYLD_* loader variables are set, unless --allow-run is
+ * unscoped, which we never ask for), with a reduced, explicit one of `names`; the notice is given
+ * once, with the names.
+ */
+export class ProgramSpawner {
+  readonly #program: string;
+  readonly #names: readonly string[];
+  readonly #env: (name: string) => string | undefined;
+  readonly #notice: (names: string) => void;
+  #reducedEnv: Record<string, string> | undefined;
+
+  constructor(
+    program: string,
+    names: readonly string[],
+    env: (name: string) => string | undefined,
+    notice: (names: string) => void,
+  ) {
+    this.#program = program;
+    this.#names = names;
+    this.#env = env;
+    this.#notice = notice;
+  }
+
+  /** Start the program with `args` (stdout piped); the caller owns the child and must end it. */
+  spawn(
+    args: readonly string[],
+    options: { stdin: "null" | "piped"; stderr: "null" | "piped" },
+  ): Deno.ChildProcess {
     const make = () =>
-      new Deno.Command("tmux", {
-        args,
+      new Deno.Command(this.#program, {
+        args: [...args],
         stdin: options.stdin,
         stdout: "piped",
         stderr: options.stderr,
@@ -74,30 +109,21 @@ export class TmuxProcesses {
     try {
       return make();
     } catch (error) {
-      // Deno refuses to spawn while LD_*/DYLD_* loader variables are set (unless --allow-run is
-      // unscoped, which we never ask for). Fall back to a reduced, explicit environment once.
       if (
         this.#reducedEnv === undefined && error instanceof Deno.errors.NotCapable &&
         /environment variable/.test(error.message)
       ) {
-        this.#reducedEnv = this.#buildReducedEnv();
-        this.#notice(
-          "a loader variable (LD_*/DYLD_*) is set: tmux is started with a reduced environment " +
-            `(${REDUCED_ENV_NAMES.join(", ")}), so new tmux servers' shells see only those`,
-        );
+        const env: Record<string, string> = {};
+        for (const name of this.#names) {
+          const value = this.#env(name);
+          if (value !== undefined) env[name] = value;
+        }
+        this.#reducedEnv = env;
+        this.#notice(this.#names.join(", "));
         return make();
       }
       throw error;
     }
-  }
-
-  #buildReducedEnv(): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const name of REDUCED_ENV_NAMES) {
-      const value = this.#env(name);
-      if (value !== undefined) env[name] = value;
-    }
-    return env;
   }
 }
 

@@ -3,7 +3,7 @@
  * refused that (a loader variable such as `LD_PRELOAD` is set), with a reduced one that keeps the
  * person's agent (`SSH_AUTH_SOCK`). The ssh layer's counterpart of src/tmux/process.ts.
  */
-import { collectChild, type Output, REDUCED_ENV_NAMES } from "../process.ts";
+import { collectChild, type Output, ProgramSpawner, REDUCED_ENV_NAMES } from "../process.ts";
 
 /** Variables ssh keeps when the environment must be reduced. */
 const SSH_ENV_NAMES = [
@@ -13,10 +13,7 @@ const SSH_ENV_NAMES = [
 
 /** Starts ssh processes for one server (no module state). */
 export class SshSpawner {
-  readonly #env: (name: string) => string | undefined;
-  readonly #notice: (message: string) => void;
-  readonly #program: string;
-  #reducedEnv: Record<string, string> | undefined;
+  readonly #spawner: ProgramSpawner;
 
   /** `program` is `ssh` but for tests of a missing ssh. */
   constructor(
@@ -24,9 +21,11 @@ export class SshSpawner {
     notice: (message: string) => void,
     program = "ssh",
   ) {
-    this.#env = env;
-    this.#notice = notice;
-    this.#program = program;
+    this.#spawner = new ProgramSpawner(program, SSH_ENV_NAMES, env, (names) =>
+      notice(
+        "a loader variable (LD_*/DYLD_*) is set: ssh is started with a reduced environment " +
+          `(${names})`,
+      ));
   }
 
   /**
@@ -51,33 +50,6 @@ export class SshSpawner {
     args: readonly string[],
     options: { stdin: "null" | "piped"; stderr?: "null" | "piped" },
   ): Deno.ChildProcess {
-    const make = () =>
-      new Deno.Command(this.#program, {
-        args: [...args],
-        stdin: options.stdin,
-        stdout: "piped",
-        stderr: options.stderr ?? "piped",
-        ...(this.#reducedEnv ? { clearEnv: true, env: this.#reducedEnv } : {}),
-      }).spawn();
-    try {
-      return make();
-    } catch (error) {
-      if (
-        this.#reducedEnv === undefined && error instanceof Deno.errors.NotCapable &&
-        /environment variable/.test(error.message)
-      ) {
-        this.#reducedEnv = {};
-        for (const name of SSH_ENV_NAMES) {
-          const value = this.#env(name);
-          if (value !== undefined) this.#reducedEnv[name] = value;
-        }
-        this.#notice(
-          "a loader variable (LD_*/DYLD_*) is set: ssh is started with a reduced environment " +
-            `(${SSH_ENV_NAMES.join(", ")})`,
-        );
-        return make();
-      }
-      throw error;
-    }
+    return this.#spawner.spawn(args, { stdin: options.stdin, stderr: options.stderr ?? "piped" });
   }
 }
