@@ -25,6 +25,7 @@ import {
   type Question,
 } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { watchedReceiver } from "./support/watched.ts";
 
 /** One scripted answer: a choice, an MCP action without content, or no answer at all. */
 type Answer = "once" | "grant" | "deny" | "decline" | "cancel" | "silent" | (() => Promise<Answer>);
@@ -104,28 +105,6 @@ async function sessions(
       await host.close();
     },
   };
-}
-
-/**
- * A window made current in session "main", whose pane appends every line typed into it to a
- * file, and a person attached to "main" watching it. The person's `script` wrapper, reading
- * /dev/null, types its end-of-file character as it attaches: ^D (so `cat` runs in a loop), or a
- * NUL when the tmux client has already set the terminal raw (so NULs are not counted as typed).
- */
-async function watchedReceiver(fx: TmuxFixture) {
-  const file = `${fx.dir}/typed`;
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-t",
-    "=main:",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `while :; do cat >> ${file}; done`,
-  )).trim();
-  const detach = await fx.attachPerson("main");
-  const typed = async () => (await Deno.readTextFile(file).catch(() => "")).replaceAll("\0", "");
-  return { paneId, file, typed, detach };
 }
 
 async function capabilities(client: Client): Promise<Record<string, unknown>> {

@@ -8,20 +8,11 @@ import { CHOICES } from "../src/guard/ask.ts";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { askingClient, connectInProcess, fails, ok, type Question } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { watchedReceiver } from "./support/watched.ts";
 
 Deno.test("a text too long to show the person never reaches a watched pane, even from a person who allows everything", async () => {
   await using fx = await TmuxFixture.start();
-  const file = `${fx.dir}/typed`;
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-t",
-    "=main:",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `while :; do cat >> ${file}; done`,
-  )).trim();
-  const detach = await fx.attachPerson("main");
+  const { paneId, typed, detach } = await watchedReceiver(fx);
   const questions: string[] = [];
   const client = askingClient("person", (question: Question): ElicitResult => {
     questions.push(question.message);
@@ -33,7 +24,6 @@ Deno.test("a text too long to show the person never reaches a watched pane, even
     undefined,
     client,
   );
-  const typed = async () => (await Deno.readTextFile(file).catch(() => "")).replaceAll("\0", "");
   // 1,500 characters, the command that matters at the end, past any preview's cut.
   const long = (mark: string) => `echo ${"a".repeat(1_480)} ${mark}`;
   try {
