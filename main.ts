@@ -77,6 +77,11 @@ async function main(): Promise<number | undefined> {
     return 0;
   }
   const { config } = outcome;
+  const denied = sshDenied(config);
+  if (denied) {
+    say(denied);
+    return 2;
+  }
   if (config.http) return await serveOverHttp(config, config.http);
 
   const built = createTmuxMcpServer({ config, env: readEnv, version: VERSION, log: say });
@@ -102,12 +107,26 @@ async function main(): Promise<number | undefined> {
   return undefined;
 }
 
+/**
+ * Remote hosts widen what this process may run, so the person grants it (docs/design.md §5.15):
+ * with `--ssh` but no permission to run `ssh`, one line saying how, before anything starts.
+ */
+function sshDenied(config: Config): string | undefined {
+  if (config.ssh.length === 0) return undefined;
+  const { state } = Deno.permissions.querySync({ name: "run", command: "ssh" });
+  if (state === "granted") return undefined;
+  return "--ssh needs permission to run ssh: start with --allow-run=tmux,ssh " +
+    "(deno task start:ssh); a compiled binary cannot reach remote hosts";
+}
+
 /** The startup lines: version, socket, toolsets and tool count, and a warning when it is none. */
 function announce(config: Config, toolCount: number): void {
   say(
     `${VERSION} · ${describeSocket(config.socket)} · toolsets ${
       config.toolsets.join(",") || "(none)"
-    } · ${toolCount} tools`,
+    } · ${toolCount} tools${
+      config.ssh.length ? ` · hosts ${config.ssh.map((h) => h.name).join(", ")} over ssh` : ""
+    }`,
   );
   if (toolCount === 0) say("no tools are enabled: clients will see an empty list");
 }

@@ -195,7 +195,27 @@ export function inputJsonSchema(
 
 /** The advertised success schema of a tool (no error variant). */
 export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  return jsonSchema(spec.output, "output");
+  return hostedIds(jsonSchema(spec.output, "output")) as Record<string, unknown>;
+}
+
+/** Id patterns of results, which also match a remote host's qualified ids (`box1:%3`, §5.15). */
+const HOSTED_ID_PATTERNS: Readonly<Record<string, string>> = {
+  "^%\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?%\\d+$",
+  "^@\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?@\\d+$",
+  "^\\$\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?\\$\\d+$",
+};
+
+function hostedIds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(hostedIds);
+  if (schema === null || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === "pattern" && typeof value === "string" && value in HOSTED_ID_PATTERNS
+        ? HOSTED_ID_PATTERNS[value]
+        : hostedIds(value),
+    ]),
+  );
 }
 
 /** The advertised outputSchema: `{type: "object", anyOf: [success, error]}`. */

@@ -23,6 +23,8 @@ export type ErrorCode =
   | "output_limit"
   | "tmux_failed"
   | "unsupported"
+  | "host_unreachable"
+  | "host_denied"
   | "internal_error";
 
 /** Whether anything that could change state reached tmux before the failure. */
@@ -34,6 +36,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "timeout",
   "server_not_running",
   "server_gone",
+  "host_unreachable",
 ]);
 
 /** Default next step per code, used when the thrower gives no specific hint. */
@@ -56,6 +59,10 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   output_limit: "Ask for less output (smaller maxLines/maxBytes or a narrower range).",
   tmux_failed: "tmux rejected the command; check the arguments against the listings.",
   unsupported: "This tmux or this server build does not support the request.",
+  host_unreachable:
+    "A remote host could not be reached over ssh; retry later, or ask the person to check it.",
+  host_denied:
+    "ssh could not log in to a remote host without a prompt; ask the person to check its keys.",
   internal_error: "This is a bug in tmux-mcp; please report it with the server's stderr.",
 };
 

@@ -16,11 +16,17 @@ import { PaneQueue } from "./tmux/pane_queue.ts";
 import { tmuxVersion } from "./tmux/queries.ts";
 import { ControlRoute } from "./tmux/route.ts";
 import { callerIdentity } from "./tmux/targets.ts";
+import { type RemoteHost, remoteHost } from "./tmux/ssh/remote_host.ts";
 
 /** Options of {@link TmuxHost}. */
 export interface TmuxHostOptions {
-  /** The socket and live mode come from here; the rest of the configuration is per session. */
-  config: Pick<Config, "socket" | "live">;
+  /**
+   * The socket, live mode and remote hosts come from here; the rest of the configuration is per
+   * session.
+   */
+  config:
+    & Pick<Config, "socket" | "live">
+    & Partial<Pick<Config, "ssh" | "sshConfig" | "sshControlDir">>;
   /** Environment reader (Deno.env.get behind permission checks, or a test's own map). */
   env: EnvReader;
   /** Diagnostics sink (stderr in main.ts); never stdout. */
@@ -29,8 +35,19 @@ export interface TmuxHostOptions {
   liveOptions?: Partial<LiveOptions>;
 }
 
-/** The process-wide part of the server: one per tmux server. */
+/** The name of the host tmux-mcp runs on, in listings and `host` arguments. */
+export const LOCAL_HOST = "local";
+
+/**
+ * The process-wide part of the server: one per tmux server. The local host also holds one host per
+ * `--ssh` machine (docs/design.md §5.15), each with its own runner, engine and guard.
+ */
 export class TmuxHost {
+  /** {@link LOCAL_HOST}, or the remote host's name (`box1`). */
+  readonly name: string;
+  /** The remote hosts, by name (only the local host has any). */
+  readonly remotes: ReadonlyMap<string, TmuxHost>;
+  readonly #remote: RemoteHost | undefined;
   /**
    * What funnel functions take (for sessions on this host, not for embedders).
    * @internal
@@ -61,8 +78,10 @@ export class TmuxHost {
   #closed = false;
 
   /** Build the host; nothing is started until a session calls a tool. */
-  constructor(options: TmuxHostOptions) {
+  constructor(options: TmuxHostOptions, remote?: RemoteHost) {
     const log = options.log ?? (() => {});
+    this.name = remote?.name ?? LOCAL_HOST;
+    this.#remote = remote;
     const ownClientPids = new Set<number>();
     // Which path each tmux call took, on stderr only (docs/design.md §5.14).
     const debug = options.env("TMUX_MCP_DEBUG") === "1" ? log : undefined;
@@ -71,10 +90,12 @@ export class TmuxHost {
       env: options.env,
       onNotice: log,
       onDebug: debug,
+      starter: remote?.starter,
     });
     this.tmux = {
       runner,
-      caller: callerIdentity(options.env("TMUX"), options.env("TMUX_PANE")),
+      // The caller's own pane is local: a remote server never holds it.
+      caller: remote ? undefined : callerIdentity(options.env("TMUX"), options.env("TMUX_PANE")),
       ownClientPids,
       inputQueue: new PaneQueue(),
     };
@@ -87,6 +108,14 @@ export class TmuxHost {
       : undefined;
     runner.useControlPath(this.route);
     this.channels = new ChannelWaiters(this.tmux.runner);
+    const { ssh = [], sshConfig, sshControlDir } = options.config;
+    this.remotes = new Map(
+      remote ? [] : ssh.map((spec) => {
+        const made = remoteHost(spec, { sshConfig, sshControlDir, env: options.env, log });
+        const config = { socket: spec.socket, live: options.config.live };
+        return [spec.name, new TmuxHost({ ...options, config }, made)];
+      }),
+    );
   }
 
   /** Whether {@link close} was called. */
@@ -106,6 +135,13 @@ export class TmuxHost {
   async close(): Promise<void> {
     this.#closed = true;
     this.tmux.runner.useControlPath(undefined);
-    await Promise.all([this.live?.close(), this.channels.close(), this.route?.close()]);
+    await Promise.all([
+      this.live?.close(),
+      this.channels.close(),
+      this.route?.close(),
+      ...[...this.remotes.values()].map((host) => host.close()),
+    ]);
+    // The master goes last: every client of ours rode it (nothing of ours outlives it).
+    await this.#remote?.master.close();
   }
 }

@@ -26,6 +26,11 @@ export const paneIdSchema = z.string().regex(PANE_ID);
 /** A window id such as `@2`. */
 export const windowIdSchema = z.string().regex(WINDOW_ID);
 
+/** The host of a row of a listing across hosts (docs/design.md §5.15); absent for local rows. */
+export const hostField = {
+  host: z.string().optional().describe("The remote host (absent: this machine)."),
+};
+
 /** A session as list_sessions shows it. */
 export const sessionRowSchema = z.object({
   sessionId: z.string(),
@@ -34,6 +39,7 @@ export const sessionRowSchema = z.object({
   attached: z.int().describe("Clients of people attached (this server's own clients excluded)."),
   created: z.string().describe("ISO 8601 creation time."),
   path: z.string(),
+  ...hostField,
 }).strict();
 
 /** A session row plus its current window. */
@@ -51,6 +57,7 @@ export const windowRowSchema = z.object({
   width: z.int(),
   height: z.int(),
   zoomed: z.boolean(),
+  ...hostField,
 }).strict();
 
 /** A window row plus its layout. */
@@ -93,6 +100,7 @@ export const paneRowSchema = z.object({
     "The pane runs a tmux client of this same server (input tools refuse it: keys would reach " +
       "the pane that client shows).",
   ),
+  ...hostField,
 }).strict();
 
 /** What get_pane_info adds to the pane row. */

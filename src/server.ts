@@ -38,7 +38,8 @@ import {
 } from "./view/resource.ts";
 import { PANE_VIEW_HTML } from "./view/page_html.ts";
 import { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
-import { callTool, type ProgressExtra, progressFor } from "./server/call.ts";
+import { type ProgressExtra, progressFor } from "./server/call.ts";
+import { callOnHosts, type HostCalls, hostSurface } from "./server/host_call.ts";
 import { CAPABILITIES_RESOURCE, capabilitiesText } from "./server/capabilities.ts";
 
 export { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
@@ -145,7 +146,8 @@ export function createTmuxMcpServer(options: TmuxMcpServerOptions): TmuxMcpServe
 export function createMcpSession(host: TmuxHost, options: McpSessionOptions): McpSession {
   const { config, version } = options;
   const log = options.log ?? (() => {});
-  const tools = effectiveTools(config);
+  // Remote hosts add `host` to the tools that name no object (docs/design.md §5.15).
+  const tools = hostSurface(effectiveTools(config), [...host.remotes.keys()]);
   // App-only tools (docs/design.md §10.2) are served like any other, listed only to view hosts.
   const apps = appTools(tools);
   const listed = tools.map((t) => toolListEntry(t, tools));
@@ -240,46 +242,51 @@ function callHandler(parts: SessionParts) {
       if (built.has(name)) return denied(name);
       throw new McpError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${preview(name, 64)}`);
     }
-    const consent = new CallConsent({
-      tool: name,
-      args: request.params.arguments ?? {},
-      grants,
-      elicit: config.ask && parts.clientAnswers() ? elicitFor(parts, extra) : undefined,
-      timeoutMs: config.askTimeoutMs,
-    });
-    const base = {
-      tmux: host.tmux,
-      config,
-      signal: extra.signal,
-      live: host.live,
-      shots: host.shots,
-      requestId: extra.requestId,
-      consent,
-      channels: host.channels,
-      progress: progressFor(extra),
-      manifest: TOOLS,
-      session: parts.owner,
+    const remotes = [...host.remotes.keys()];
+    /** The context of this request on one host (`args` unqualified, for the question). */
+    const on = (
+      name: string,
+      args: unknown,
+      tool: string,
+      invoke: ActingContext["invoke"],
+    ): ActingContext => {
+      const target = host.remotes.get(name) ?? host;
+      return {
+        tmux: target.tmux,
+        config,
+        signal: extra.signal,
+        live: target.live,
+        shots: target.shots,
+        requestId: extra.requestId,
+        consent: new CallConsent({
+          tool: target === host ? tool : `${tool} on host ${name}`,
+          args,
+          grants,
+          elicit: config.ask && parts.clientAnswers() ? elicitFor(parts, extra) : undefined,
+          timeoutMs: config.askTimeoutMs,
+        }),
+        channels: target.channels,
+        progress: progressFor(extra),
+        manifest: TOOLS,
+        session: parts.owner,
+        invoke,
+      };
     };
     // A nested call cannot nest again.
-    const nestedContext: ActingContext = {
-      ...base,
-      invoke: (nested) =>
-        Promise.resolve(
-          errorResult(
-            new ToolError("tool_denied", `${nested} cannot be called from a nested call`),
-          ),
-        ),
+    const noNesting: ActingContext["invoke"] = (nested) =>
+      Promise.resolve(
+        errorResult(new ToolError("tool_denied", `${nested} cannot be called from a nested call`)),
+      );
+    const nestedHosts: HostCalls = {
+      remotes,
+      context: (h, args, tool) => on(h, args, tool, noNesting),
     };
-    const context: ActingContext = {
-      ...base,
-      invoke: (nested, args) => {
-        const target = byName.get(nested);
-        return target
-          ? callTool(target, args, nestedContext, log)
-          : Promise.resolve(denied(nested));
-      },
+    const invoke: ActingContext["invoke"] = (nested, args) => {
+      const target = byName.get(nested);
+      return target ? callOnHosts(target, args, nestedHosts, log) : Promise.resolve(denied(nested));
     };
-    return await callTool(spec, request.params.arguments ?? {}, context, log);
+    const hosts: HostCalls = { remotes, context: (h, args, tool) => on(h, args, tool, invoke) };
+    return await callOnHosts(spec, request.params.arguments ?? {}, hosts, log);
   };
 }
 

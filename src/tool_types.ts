@@ -91,6 +91,11 @@ export interface ToolSpec<
   capability: Capability;
   /** May run inside the read batch (docs/design.md §1.3); only read-only tools may. */
   batchable?: true;
+  /**
+   * A listing: called without an object or `host`, it runs on every host and joins the rows
+   * (docs/design.md §5.15).
+   */
+  acrossHosts?: true;
   /** In the `core` preset, the default surface (docs/design.md §4). */
   core?: true;
   /**

@@ -43,12 +43,19 @@ const SAMPLES: Record<string, { value: string; other: string; bad: string }> = {
   "http-allowed-origins": { value: "https://a.example", other: "http://b:1", bad: "ftp://x" },
   "http-idle-ms": { value: "20000", other: "30000", bad: "5" },
   "http-max-sessions": { value: "4", other: "5", bad: "0" },
+  ssh: { value: "box1=user@box", other: "box2=other", bad: "Box=x" },
+  "ssh-config": { value: "/tmp/agent_ssh_config", other: "/tmp/other", bad: "x\x01" },
+  "ssh-control-dir": { value: "/run/user/0", other: "/tmp", bad: "x\x01" },
 };
 
 /** The options a variable can set, with the argv both forms share (HTTP options need --http). */
 const WITH_ENV = OPTIONS.filter((o) => o.env.length > 0).map((option) => ({
   option,
-  base: option.scope === "http" ? ["--http", "8765"] : [],
+  base: option.scope === "http"
+    ? ["--http", "8765"]
+    : option.scope === "ssh"
+    ? ["--ssh", "box9=box9"]
+    : [],
   flagArgs: (value: string) =>
     option.type === "boolean" ? [`--${option.name}`] : [
       `--${option.name}`,
@@ -64,7 +71,7 @@ Deno.test("option table: every option has help, a unique name, and its variables
   for (const option of OPTIONS) {
     assert(option.help.length > 0 && option.help.every((l) => l.trim() !== ""), option.name);
     assertEquals(option.arg !== undefined, option.type === "string", `${option.name}: arg`);
-    const applied = option.scope === "setting" || option.scope === "http";
+    const applied = ["setting", "http", "ssh"].includes(option.scope);
     assertEquals(option.apply !== undefined, applied, `${option.name}: apply`);
     // Only --http and the actions have no variable: everything else can be set from a client
     // configuration's environment.

@@ -9,7 +9,7 @@ import { eventually } from "./support/fixture.ts";
 import { sshdMissing, SshRig } from "./support/sshd.ts";
 import { chainArgs, controlArgs, type TmuxCommand } from "../src/tmux/argv.ts";
 import { SshError, SshMaster } from "../src/tmux/ssh/master.ts";
-import { checkRemoteTmux, RemoteProcesses } from "../src/tmux/ssh/remote_runner.ts";
+import { RemoteProcesses } from "../src/tmux/ssh/remote_runner.ts";
 import { SshSpawner } from "../src/tmux/ssh/spawn.ts";
 import type { SocketSpec } from "../src/tmux/argv.ts";
 
@@ -71,7 +71,8 @@ Deno.test({
     const s1: SocketSpec = { kind: "path", path: rig.machines[0].socket };
     const s2: SocketSpec = { kind: "path", path: rig.machines[1].socket };
     try {
-      assert(/^tmux \d/.test(await checkRemoteTmux(m1.processes, "m1")));
+      await m1.processes.ready();
+      assert(/^tmux \d/.test(m1.processes.version ?? ""));
       const hostile = "a#b 'c' $(x);y";
       await tmux(m1.processes, s1, [
         ["-f", "/dev/null", "new-session", "-d", "-s", hostile, "-x", "80", "-y", "24", "cat"],
@@ -93,11 +94,9 @@ Deno.test({
       const sessionId =
         (await tmux(m1.processes, s1, [["display-message", "-p", "-t", "%0", "#{session_id}"]]))
           .trim();
-      const child = m1.processes.child(controlArgs(s1, sessionId, []), {
-        stdin: "piped",
-        stderr: "piped",
-      });
-      const reader = child.stdout.getReader();
+      const spawned = await m1.processes.control(controlArgs(s1, sessionId, []));
+      const child = spawned.process;
+      const reader = spawned.stdout.getReader();
       let seen = "";
       const reading = (async () => {
         while (true) {
@@ -111,9 +110,10 @@ Deno.test({
           const clients = await tmux(m1.processes, s1, [[
             "list-clients",
             "-F",
-            "#{client_control_mode}",
+            "#{client_control_mode} #{client_pid}",
           ]]);
-          return clients === "1\n";
+          // The pid its shell said before it became tmux is the one tmux lists.
+          return clients === `1 ${await spawned.clientPid}\n`;
         }, 20_000),
         "the control client attached",
       );
@@ -227,10 +227,10 @@ Deno.test({
     try {
       await using rig = await SshRig.start({ silentPort: (silent.addr as Deno.NetAddr).port });
       const cases: Array<[string, string, string, boolean]> = [
-        ["refused", "unreachable", "server_not_running", true],
-        ["silent", "unreachable", "server_not_running", true],
-        ["unknown-key", "host_key", "server_not_running", false],
-        ["denied", "auth", "server_not_running", false],
+        ["refused", "unreachable", "host_unreachable", true],
+        ["silent", "unreachable", "host_unreachable", true],
+        ["unknown-key", "host_key", "host_denied", false],
+        ["denied", "auth", "host_denied", false],
       ];
       for (const [alias, kind, code, retryable] of cases) {
         const { master, processes } = host(rig, alias, 1);

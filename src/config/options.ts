@@ -4,9 +4,11 @@
  * help.ts the `--help` text. Order matters: it is the order of `--help`, of the "valid options"
  * list, and of validation (the first invalid value is the one reported).
  */
+import { parseSshSpecs, SshSpecError } from "../tmux/ssh/destination.ts";
 import {
   type Bounds,
   type Config,
+  ConfigError,
   DEFAULT_TOOLSETS,
   type Sourced,
   TOOLSET_NAMES,
@@ -17,6 +19,7 @@ import {
   hostList,
   httpAddress,
   httpToken,
+  nonEmpty,
   originList,
   switchValue,
   toolList,
@@ -40,8 +43,8 @@ export const ASK_TIMEOUT_MS = { default: 120_000, min: 1_000, max: 600_000 } as 
 
 /** What an option reads, given to its `apply` by parse.ts (control characters already refused). */
 export interface OptionInput {
-  /** The flag: its text, `true` for a given switch, undefined when absent. */
-  flag(): string | boolean | undefined;
+  /** The flag: its text (each text of a repeated one), `true` for a given switch, or undefined. */
+  flag(): string | string[] | boolean | undefined;
   /** The first of the flag and the variables (in table order) that is set, and its name. */
   pick(): Sourced;
 }
@@ -77,7 +80,9 @@ export interface OptionSpec {
   readonly envHelp?: string;
   /** The `--help` description, one entry a line. */
   readonly help: readonly string[];
-  readonly scope: "socket" | "setting" | "http" | "action";
+  readonly scope: "socket" | "setting" | "http" | "ssh" | "action";
+  /** The flag may be given more than once (`--ssh`). */
+  readonly multiple?: true;
   /** The option's fields of {@link Config}, checked; absent for `socket` and `action`. */
   readonly apply?: (input: OptionInput, context: OptionContext) => ConfigPart;
 }
@@ -105,6 +110,22 @@ function number(
 }
 
 const range = (b: Bounds) => `${b.min}..${b.max}`;
+
+/** `--ssh`: every flag given, else the variable's values separated by whitespace. */
+function sshHosts(input: OptionInput): ConfigPart {
+  const given = input.flag();
+  const { source, value } = input.pick();
+  const texts = Array.isArray(given) ? given : value?.trim().split(/\s+/).filter((t) => t) ?? [];
+  try {
+    return { ssh: parseSshSpecs(texts) };
+  } catch (error) {
+    if (!(error instanceof SshSpecError)) throw error;
+    // The table's sentences name `--ssh`; from the variable, they name it instead.
+    throw new ConfigError(
+      Array.isArray(given) ? error.message : error.message.replace(/^--ssh\b/, source),
+    );
+  }
+}
 
 /** Every option, in `--help` order. */
 export const OPTIONS: readonly OptionSpec[] = [
@@ -273,6 +294,44 @@ export const OPTIONS: readonly OptionSpec[] = [
     ],
     scope: "http",
     apply: number("httpMaxSessions", HTTP_MAX_SESSIONS, "sessions"),
+  },
+  {
+    name: "ssh",
+    type: "string",
+    arg: "NAME=DEST",
+    multiple: true,
+    env: ["TMUX_MCP_SSH"],
+    help: [
+      "reach tmux on a remote host over ssh, as NAME (repeatable; the variable",
+      "takes a space-separated list); DEST[,socket-name=N|,socket-path=P]",
+      "needs --allow-run=tmux,ssh (deno task start:ssh)",
+    ],
+    scope: "setting",
+    apply: sshHosts,
+  },
+  {
+    name: "ssh-config",
+    type: "string",
+    arg: "PATH",
+    env: ["TMUX_MCP_SSH_CONFIG"],
+    help: ["pass -F PATH to every ssh (default: ssh's own lookup)"],
+    scope: "ssh",
+    apply: (input) => {
+      const { value } = input.pick();
+      return value === undefined ? {} : { sshConfig: nonEmpty(input.pick()) };
+    },
+  },
+  {
+    name: "ssh-control-dir",
+    type: "string",
+    arg: "DIR",
+    env: ["TMUX_MCP_SSH_CONTROL_DIR"],
+    help: ["where ssh keeps the connection sockets (default ~/.ssh; private to you)"],
+    scope: "ssh",
+    apply: (input) => {
+      const { value } = input.pick();
+      return value === undefined ? {} : { sshControlDir: nonEmpty(input.pick()) };
+    },
   },
   { name: "help", short: "h", type: "boolean", env: [], help: ["show this help"], scope: "action" },
   {

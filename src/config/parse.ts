@@ -24,7 +24,14 @@ import {
 import { checked } from "./values.ts";
 
 const PARSE_ARGS_OPTIONS = Object.fromEntries(
-  OPTIONS.map((o) => [o.name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]),
+  OPTIONS.map((o) => [
+    o.name,
+    {
+      type: o.type,
+      ...(o.short ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    },
+  ]),
 );
 
 const VALID_FLAGS = OPTIONS.map((o) => `--${o.name}`).join(", ");
@@ -45,6 +52,7 @@ export function parseConfig(
 
   const flag = (option: OptionSpec) => {
     const v = values[option.name];
+    if (Array.isArray(v)) return v.map((text) => checked(`--${option.name}`, text));
     return typeof v === "string" ? checked(`--${option.name}`, v) : v;
   };
   /** Source `index` of an option: 0 its flag, then its variables. */
@@ -88,11 +96,20 @@ export function parseConfig(
       Object.assign(config, option.apply!(input(option), { ...context, http }));
     }
   }
+  // The ssh options shape the hosts of --ssh: without one they would be silently ignored.
+  for (const option of byScope("ssh")) {
+    if (read(option, 0).value !== undefined && !config.ssh?.length) {
+      throw new ConfigError(`--${option.name} needs --ssh NAME=DESTINATION`);
+    }
+    if (config.ssh?.length) Object.assign(config, option.apply!(input(option), context));
+  }
   return { kind: "run", config: deepFreeze(config as Config) };
 }
 
 /** The flags, strictly: unknown options, missing values and positionals are one-line errors. */
-function parseFlags(argv: readonly string[]): Record<string, string | boolean | undefined> {
+function parseFlags(
+  argv: readonly string[],
+): Record<string, string | string[] | boolean | undefined> {
   try {
     const { values } = parseArgs({
       args: [...argv],
@@ -100,7 +117,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | boolean | 
       strict: true,
       allowPositionals: false,
     });
-    return values as Record<string, string | boolean | undefined>;
+    return values as Record<string, string | string[] | boolean | undefined>;
   } catch (error) {
     throw new ConfigError(`${describeParseError(error)}; valid options: ${VALID_FLAGS}`);
   }

@@ -1,5 +1,6 @@
 /** The vocabulary of configuration: toolsets, the {@link Config} shape and its one error type. */
 import type { SocketSpec } from "../tmux/argv.ts";
+import type { SshHostSpec } from "../tmux/ssh/destination.ts";
 
 /** The four toolsets, in display order. */
 export const TOOLSETS = ["inspect", "manage", "execute", "teardown"] as const;
@@ -52,6 +53,12 @@ export interface Config {
   readonly httpIdleMs?: number;
   /** HTTP sessions open at once; one more is refused with 503. */
   readonly httpMaxSessions?: number;
+  /** Remote hosts reached over ssh (`--ssh`, docs/design.md §5.15); empty without. */
+  readonly ssh: readonly SshHostSpec[];
+  /** `--ssh-config`: passed to every ssh as `-F`. */
+  readonly sshConfig?: string;
+  /** `--ssh-control-dir`: where ssh puts the masters' sockets (`~/.ssh` by default). */
+  readonly sshControlDir?: string;
 }
 
 /** What the command line asks for. */

@@ -21,6 +21,12 @@ export function checked(name: string, value: string): string {
   return value;
 }
 
+/** A value that must not be empty (a path). */
+export function nonEmpty({ source, value }: Sourced): string {
+  if (!value) throw new ConfigError(`${source} must not be empty`);
+  return value;
+}
+
 function splitList(value: string): string[] {
   return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
 }

@@ -11,32 +11,47 @@ import type { ActingContext, ToolSpec } from "../tool_types.ts";
 /**
  * Validate, run and wrap one call; every failure becomes a typed error result. A throw that is
  * not a {@link ToolError} is a bug of ours, not tmux's: `internal_error` (docs/design.md §3.3).
+ * `edit` rewrites the data (a remote host's ids, docs/design.md §5.15) before it is wrapped.
  */
 export async function callTool(
   spec: ToolSpec,
   rawArgs: unknown,
   ctx: ActingContext,
   log: (message: string) => void,
+  edit: (data: Record<string, unknown>) => Record<string, unknown> = (data) => data,
 ): Promise<ToolResult> {
+  const outcome = await runTool(spec, rawArgs, ctx, log);
+  if ("error" in outcome) return errorResult(outcome.error);
+  const data = edit(outcome.data);
+  return successResult(data, spec.summarize?.(data));
+}
+
+/** Validate and run one call: its data, or the typed error it failed with (never a throw). */
+export async function runTool(
+  spec: ToolSpec,
+  rawArgs: unknown,
+  ctx: ActingContext,
+  log: (message: string) => void,
+): Promise<{ data: Record<string, unknown> } | { error: ToolError }> {
   const parsed = spec.input.safeParse(rawArgs);
   if (!parsed.success) {
-    return errorResult(new ToolError("invalid_arguments", describeIssues(parsed.error)));
+    return { error: new ToolError("invalid_arguments", describeIssues(parsed.error)) };
   }
   try {
     // Inspect handlers get a context without the input queue, at run time as in their types.
     const narrowed = spec.toolset === "inspect" ? { ...ctx, tmux: readOnly(ctx.tmux) } : ctx;
     const data = await spec.handler(parsed.data, narrowed as ActingContext);
-    return successResult(data as Record<string, unknown>, spec.summarize?.(data));
+    return { data: data as Record<string, unknown> };
   } catch (error) {
-    if (error instanceof ToolError) return errorResult(error);
+    if (error instanceof ToolError) return { error };
     log(`internal error in ${spec.name}: ${(error as Error)?.stack ?? error}`);
-    return errorResult(
-      new ToolError(
+    return {
+      error: new ToolError(
         "internal_error",
         `internal error in ${spec.name}: ${(error as Error)?.message}`,
         { effects: spec.capability.effects === "observe" ? "none" : "possible" },
       ),
-    );
+    };
   }
 }
 

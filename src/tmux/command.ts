@@ -12,7 +12,7 @@
  */
 import { classifyTmuxFailure, type Effects, ToolError } from "../errors.ts";
 import { chainArgs, commandList, controlArgs, type SocketSpec, type TmuxCommand } from "./argv.ts";
-import { type Output, TmuxProcesses } from "./process.ts";
+import { type ControlChild, type Output, TmuxProcesses, type TmuxStarter } from "./process.ts";
 
 /** Options of one invocation. */
 export interface RunOptions {
@@ -57,6 +57,8 @@ interface TmuxRunnerOptions {
   defaultTimeoutMs?: number;
   /** Told which path each call took, and how long it took (`TMUX_MCP_DEBUG=1`); never results. */
   onDebug?: (message: string) => void;
+  /** Where tmux runs: a remote host's ssh starter; local processes by default. */
+  starter?: TmuxStarter;
 }
 
 /** Options of a control-mode client. */
@@ -68,7 +70,7 @@ export interface ControlSpawnOptions {
 /** Spawns tmux for one or more chained commands; one instance per server (no module state). */
 export class TmuxRunner {
   readonly socket: SocketSpec;
-  readonly #processes: TmuxProcesses;
+  readonly #processes: TmuxStarter;
   #timeoutMs: number;
   #control: ControlPath | undefined;
   #debug: ((message: string) => void) | undefined;
@@ -76,7 +78,8 @@ export class TmuxRunner {
 
   constructor(options: TmuxRunnerOptions) {
     this.socket = options.socket;
-    this.#processes = new TmuxProcesses(options.env, options.onNotice ?? (() => {}));
+    this.#processes = options.starter ??
+      new TmuxProcesses(options.env, options.onNotice ?? (() => {}));
     this.#timeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#debug = options.onDebug;
   }
@@ -247,10 +250,7 @@ export class TmuxRunner {
    * same socket and environment policy as every other invocation. The caller owns the child and
    * must end it; start it inside {@link controlStart}.
    */
-  spawnControl(sessionId: string, options: ControlSpawnOptions = {}): Deno.ChildProcess {
-    return this.#processes.child(
-      controlArgs(this.socket, sessionId, options.clientFlags ?? []),
-      { stdin: "piped", stderr: "null" },
-    );
+  spawnControl(sessionId: string, options: ControlSpawnOptions = {}): Promise<ControlChild> {
+    return this.#processes.control(controlArgs(this.socket, sessionId, options.clientFlags ?? []));
   }
 }

@@ -28,7 +28,7 @@ import {
   type ReplyReader,
 } from "./control_syntax.ts";
 import type { PaneSize } from "./layout.ts";
-import { pipedReader } from "./process.ts";
+import { type ControlChild, pipedReader } from "./process.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
 
 /** Callbacks of a control client. */
@@ -74,6 +74,8 @@ const ATTACH_GRACE_MS = 1_000;
 export class ControlClient {
   readonly sessionId: string;
   readonly #child: Deno.ChildProcess;
+  /** The tmux client's pid on its host, once known (see {@link ControlChild.clientPid}). */
+  #pid: number | undefined;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #stdout: ReadableStreamDefaultReader<Uint8Array>;
   /** Absent when the client's stderr is not piped (spawnControl discards it). */
@@ -90,20 +92,21 @@ export class ControlClient {
 
   private constructor(
     sessionId: string,
-    child: Deno.ChildProcess,
+    spawned: ControlChild,
     handlers: ControlHandlers,
     strict: boolean,
   ) {
+    const child = spawned.process;
     this.sessionId = sessionId;
     this.#replies = new ReplyQueue(strict, () => this.#attached.resolve());
     this.#child = child;
     this.#writer = child.stdin.getWriter();
-    this.#stdout = child.stdout.getReader();
+    this.#stdout = spawned.stdout.getReader();
     this.#stderrReader = pipedReader(() => child.stderr);
     this.#handlers = handlers;
     this.#done = Promise.all([this.#readStdout(), this.#readStderr(), child.status]).then(() => {
       this.#lost("the tmux client exited");
-      handlers.onExit?.(child.pid);
+      if (this.#pid !== undefined) handlers.onExit?.(this.#pid);
     });
   }
 
@@ -129,10 +132,13 @@ export class ControlClient {
     handlers: ControlHandlers,
     options: ControlOpenOptions,
   ): Promise<ControlClient> {
-    const child = runner.spawnControl(sessionId, options);
-    handlers.onSpawn?.(child.pid);
-    const client = new ControlClient(sessionId, child, handlers, options.strict ?? false);
+    const spawned = await runner.spawnControl(sessionId, options);
+    const client = new ControlClient(sessionId, spawned, handlers, options.strict ?? false);
     try {
+      // Registered before the attach is answered, so no listing counts it as a person (locally
+      // the pid is known at once; a remote client says it before it starts tmux).
+      client.#pid = await client.#settled(spawned.clientPid);
+      handlers.onSpawn?.(client.#pid);
       // A no-op proves the channel answers; the attach is answered by a block of its own, which
       // may come before or after the no-op's (checked: tmux may read our line first), so it is
       // waited for too, briefly: a tmux that never sends it is still served.
@@ -147,7 +153,29 @@ export class ControlClient {
 
   /** Pid of the tmux client process (how listings recognise it as ours, not a person). */
   get pid(): number {
-    return this.#child.pid;
+    return this.#pid ?? this.#child.pid;
+  }
+
+  /** `value`, or the reason the connection ended first (a remote client that never started). */
+  async #settled<T>(value: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = Promise.race([
+      this.#done.then(() => {
+        throw new ToolError("server_gone", "the tmux client exited before it started");
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new ToolError("timeout", "the tmux client did not start in time")),
+          COMMAND_TIMEOUT_MS,
+        );
+      }),
+    ]);
+    ended.catch(() => {});
+    try {
+      return await Promise.race([value, ended]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** True once the connection has ended. */

@@ -26,11 +26,36 @@ export interface Output {
   stderr: Uint8Array;
 }
 
+/** A long-lived tmux client (a control client) and how tmux knows it. */
+export interface ControlChild {
+  /** The process we started: tmux itself, or the ssh that runs it on a remote host. */
+  readonly process: Deno.ChildProcess;
+  /** What the tmux client writes (for a remote host, from the tmux client's first byte on). */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** The tmux client's pid on its own host (the `client_pid` tmux lists); rejects if never told. */
+  readonly clientPid: Promise<number>;
+}
+
+/**
+ * What a runner starts tmux with: {@link TmuxProcesses} here, or `RemoteProcesses` on a host
+ * reached over ssh (src/tmux/ssh/remote_runner.ts). Both take the same tmux argv.
+ */
+export interface TmuxStarter {
+  /** Run tmux with `args` and collect its output; undefined when `signal` fired. */
+  collect(
+    args: string[],
+    stdin: Uint8Array | string | undefined,
+    signal: AbortSignal,
+  ): Promise<Output | undefined>;
+  /** Start a control client with `args` (after anything the host needs first is ready). */
+  control(args: string[], signal?: AbortSignal): Promise<ControlChild>;
+}
+
 /**
  * Starts tmux with this process's environment, or, once Deno has refused that, with a reduced one
  * (see {@link REDUCED_ENV_NAMES}); one instance per runner (no module state).
  */
-export class TmuxProcesses {
+export class TmuxProcesses implements TmuxStarter {
   readonly #spawner: ProgramSpawner;
 
   constructor(env: (name: string) => string | undefined, notice: (message: string) => void) {
@@ -57,6 +82,16 @@ export class TmuxProcesses {
       stderr: "piped",
     });
     return await collectChild(child, stdin, signal);
+  }
+
+  /** Start a control client; tmux lists it by the pid we started. */
+  control(args: string[]): Promise<ControlChild> {
+    const process = this.child(args, { stdin: "piped", stderr: "null" });
+    return Promise.resolve({
+      process,
+      stdout: process.stdout,
+      clientPid: Promise.resolve(process.pid),
+    });
   }
 
   /** Start tmux with `args`; the caller owns the child and must end it. */

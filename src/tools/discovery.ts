@@ -73,6 +73,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_sessions",
     toolset: "inspect",
+    acrossHosts: true,
     batchable: true,
     title: "List tmux sessions",
     description: "List sessions ($N): name, window count, people attached, creation time, start " +
@@ -95,6 +96,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_windows",
     toolset: "inspect",
+    acrossHosts: true,
     batchable: true,
     title: "List tmux windows",
     description: "List windows (@N): index, name, session, size, pane count, active and zoomed.",
@@ -119,6 +121,7 @@ export const discoveryTools = [
   defineTool({
     name: "list_panes",
     toolset: "inspect",
+    acrossHosts: true,
     core: true,
     batchable: true,
     title: "List tmux panes",

@@ -15,7 +15,7 @@ import { byteLength } from "../results.ts";
 import { captureMany } from "../tmux/capture_many.ts";
 import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
-import { pickShape } from "../rows.ts";
+import { hostField, pickShape } from "../rows.ts";
 import { defineTool } from "../tool_types.ts";
 import { compilePattern, matchText, PATTERN_LIMITS, sessionRefSchema, sleep } from "./common.ts";
 
@@ -46,6 +46,7 @@ const matchSchema = z.object({
   ),
   lineNumber: z.int().describe("Deprecated (use line): 1 = the first line searched."),
   text: z.string().describe(`The matching line (cut to ${SEARCH_LIMITS.matchText} characters).`),
+  ...hostField,
 }).strict();
 
 /** The search tool's manifest entry. */
@@ -53,6 +54,7 @@ export const searchTools = [
   defineTool({
     name: "search_panes",
     toolset: "inspect",
+    acrossHosts: true,
     core: true,
     batchable: true,
     title: "Search pane text",
@@ -80,6 +82,7 @@ export const searchTools = [
       lineLimitClamped: z.boolean(),
       byteLimitClamped: z.boolean(),
       timeLimitClamped: z.boolean(),
+      note: z.string().optional().describe("Hosts that could not be searched."),
     }).strict(),
     annotations: "inspect",
     capability: { reach: "none", effects: "observe", output: ["terminal-text"] },

@@ -22,6 +22,8 @@ export interface Connected {
   client: Client;
   stderr: () => string;
   close: () => Promise<void>;
+  /** The server process's pid, for a stdio server. */
+  pid?: number | null;
 }
 
 /**
@@ -108,9 +110,9 @@ export async function sessionsOnOneHost(
 }
 
 /** The permission flags of `deno task start`, read from deno.json so tests use exactly those. */
-export async function startPermissions(): Promise<string[]> {
+export async function startPermissions(task = "start"): Promise<string[]> {
   const manifest = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-  const words: string[] = manifest.tasks.start.split(/\s+/);
+  const words: string[] = manifest.tasks[task].split(/\s+/);
   const from = words.indexOf("run") + 1;
   const to = words.indexOf("main.ts");
   return words.slice(from, to);
@@ -156,10 +158,11 @@ export async function connectStdio(
   env: Record<string, string> = {},
   entry: string = MAIN,
   client: Client = new Client({ name: "tmux-mcp-e2e", version: "1" }),
+  task = "start",
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", ...await startPermissions(), entry, ...withTestToolsets(args, env)],
+    args: ["run", ...await startPermissions(task), entry, ...withTestToolsets(args, env)],
     env: cleanEnv({ NO_COLOR: "1", ...env }),
     stderr: "pipe",
   });
@@ -167,7 +170,7 @@ export async function connectStdio(
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
   await client.connect(transport);
   await client.listTools();
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, close: () => client.close(), pid: transport.pid };
 }
 
 /** Run main.ts to completion (for config errors, --help, --version). */

@@ -159,6 +159,52 @@ export class SshRig {
     return this.#log;
   }
 
+  /** Run tmux on machine `index`'s socket as the test user (the remote person's own tmux). */
+  async tmux(index: 0 | 1, ...args: string[]): Promise<string> {
+    const socket = this.machines[index].socket;
+    return await run("runuser", ["-u", TEST_USER, "--", "tmux", "-u", "-S", socket, ...args]);
+  }
+
+  /**
+   * A person attached to `session` on machine `index` (a terminal client under `script`, as the
+   * test user). Resolves once tmux lists a non-control client; the returned function detaches it.
+   */
+  async attachPerson(index: 0 | 1, session: string): Promise<() => Promise<void>> {
+    const socket = this.machines[index].socket;
+    const child = new Deno.Command("runuser", {
+      args: [
+        "-u",
+        TEST_USER,
+        "--",
+        "script",
+        "-q",
+        "-c",
+        // Read-only: the end-of-file `script` types as it attaches (its stdin is /dev/null) must not
+        // reach the pane, whose shell would exit.
+        `exec tmux -S ${socket} attach -r -t =${session}`,
+        "/dev/null",
+      ],
+      env: { TERM: "xterm" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const people = async () =>
+      (await this.tmux(index, "list-clients", "-F", "#{client_control_mode} #{client_name}"))
+        .split("\n").filter((line) => line.startsWith("0 ")).map((line) => line.slice(2));
+    for (let i = 0; i < 500 && (await people()).length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const [name] = await people();
+    if (!name) throw new Error("the remote person did not attach");
+    return async () => {
+      await this.tmux(index, "detach-client", "-t", name).catch(() => {});
+      const fallback = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await child.status;
+      clearTimeout(fallback);
+    };
+  }
+
   /** Kill the remote tmux servers and sshd (and its sessions) and remove the directory. */
   async close(): Promise<void> {
     for (const machine of this.machines) {

@@ -104,6 +104,18 @@ export function remoteArgs(options: SshMasterOptions, remote: string): string[] 
 type SshFailureKind = "unreachable" | "auth" | "host_key" | "setup" | "dropped";
 
 /**
+ * The code of each kind: a connection that dropped mid-call is the server gone (the next call
+ * reconnects); the rest say the host, not tmux, is at fault.
+ */
+const SSH_CODES = {
+  unreachable: "host_unreachable",
+  auth: "host_denied",
+  host_key: "host_denied",
+  setup: "host_denied",
+  dropped: "server_gone",
+} as const;
+
+/**
  * A failure of ssh itself (exit status 255), typed: the code says what the agent may do (retry or
  * not), the hint what the person can check.
  */
@@ -117,7 +129,7 @@ export class SshError extends ToolError {
     message: string,
     options: { hint: string; effects?: "none" | "possible"; retryable: boolean },
   ) {
-    super(kind === "dropped" ? "server_gone" : "server_not_running", message, options);
+    super(SSH_CODES[kind], message, options);
     this.name = "SshError";
     this.kind = kind;
   }

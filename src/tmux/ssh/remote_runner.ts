@@ -1,8 +1,8 @@
 /**
- * tmux on a remote host, through its ssh master (src/tmux/ssh/master.ts): the remote counterpart
- * of {@link TmuxProcesses}, with the same two methods over the same tmux argv (what follows
- * `tmux`: `-u`, the socket, the commands, from src/tmux/argv.ts). So the runner, the control
- * clients and the route work unchanged once a host hands them this instead of local processes.
+ * tmux on a remote host, through its ssh master (src/tmux/ssh/master.ts): the remote
+ * {@link TmuxStarter}, over the same tmux argv as local processes (what follows `tmux`: `-u`, the
+ * socket, the commands, from src/tmux/argv.ts). So the runner, the control clients and the route
+ * work unchanged once a host hands them this instead of local processes (docs/design.md §5.15).
  *
  * Each call is one `ssh … -- DESTINATION 'exec sh -c …'` riding the master (src/tmux/ssh/quote.ts
  * says why that string is parsed the same by every login shell). The remote user's shell runs its
@@ -10,11 +10,15 @@
  * dropped; with tmux's failure, tmux's own message is the last line, which the classification
  * reads. Exit status 255 is ssh's own failure (tmux never exits 255), typed by
  * `classifySshFailure`.
+ *
+ * First contact opens the master and checks the host's tmux (at least {@link MIN_TMUX}). A host
+ * that cannot be reached is not tried again for {@link BACKOFF_MS}: calls meanwhile fail at once
+ * with the same error, so a listing across hosts never waits for it twice.
  */
 import { ToolError } from "../../errors.ts";
-import type { Output, TmuxProcesses } from "../process.ts";
+import type { ControlChild, Output, TmuxStarter } from "../process.ts";
 import { isSupported, MIN_TMUX, parseTmuxVersion } from "../version.ts";
-import { classifySshFailure, remoteArgs, type SshMaster } from "./master.ts";
+import { classifySshFailure, remoteArgs, SshError, type SshMaster } from "./master.ts";
 import { remoteCommand } from "./quote.ts";
 import type { SshSpawner } from "./spawn.ts";
 
@@ -22,16 +26,37 @@ import type { SshSpawner } from "./spawn.ts";
 const SSH_FAILED = 255;
 /** The shell's "command not found". */
 const NOT_FOUND = 127;
+/** How long an unreachable host is not tried again. */
+export const BACKOFF_MS = 30_000;
+/** The line a remote control client's shell prints before it becomes tmux (then its pid). */
+const PID_MARK = "tmux-mcp-client-pid ";
+/**
+ * Run by `sh` before tmux: print the pid that `exec` hands to tmux, so the control client is
+ * known as ours (docs/design.md §6.3) before it attaches. Printable ASCII only (quote.ts).
+ */
+const PID_SCRIPT = `echo "${PID_MARK}$$"; exec "$@"`;
+const MARK_BYTES = [...new TextEncoder().encode(PID_MARK)];
+const NEWLINE = 0x0a;
+/** Login-shell noise skipped before that line, at most. */
+const MAX_NOISE_BYTES = 65_536;
 
-/** Starts tmux on one remote host: the same shape as {@link TmuxProcesses}. */
-export class RemoteProcesses implements Pick<TmuxProcesses, "collect" | "child"> {
+/** Starts tmux on one remote host. */
+export class RemoteProcesses implements TmuxStarter {
   readonly #master: SshMaster;
   readonly #spawner: SshSpawner;
+  #version: string | undefined;
+  #failure: { error: ToolError; at: number } | undefined;
+  #ready: Promise<void> | undefined;
 
   /** tmux on `master`'s host, over ssh processes from `spawner`. */
   constructor(master: SshMaster, spawner: SshSpawner) {
     this.#master = master;
     this.#spawner = spawner;
+  }
+
+  /** The host's name (`box1`). */
+  get name(): string {
+    return this.#master.name;
   }
 
   /** The ssh argv that runs `tmux ARGS` on the host. */
@@ -40,16 +65,59 @@ export class RemoteProcesses implements Pick<TmuxProcesses, "collect" | "child">
   }
 
   /**
-   * Run `tmux ARGS` remotely (the master opened first) and collect its output; undefined when
-   * `signal` fired. An ssh failure throws an `SshError`: `server_gone` with possible effects once
-   * the master was up (the command may have run), else the connect failure.
+   * Make sure the master is up and the host's tmux was checked, once; within the back-off after a
+   * failure to reach the host, fail at once with it. Concurrent calls share one attempt.
+   */
+  ready(signal?: AbortSignal): Promise<void> {
+    const failed = this.#failure;
+    if (failed && Date.now() - failed.at < BACKOFF_MS) {
+      const ago = Math.round((Date.now() - failed.at) / 1000);
+      return Promise.reject(
+        new ToolError(failed.error.code, `${failed.error.message} (tried ${ago} s ago)`, {
+          hint: failed.error.hint,
+          retryable: true,
+        }),
+      );
+    }
+    if (this.#master.up && this.#version !== undefined) return Promise.resolve();
+    this.#ready ??= this.#connect(signal).finally(() => this.#ready = undefined);
+    return this.#ready;
+  }
+
+  async #connect(signal?: AbortSignal): Promise<void> {
+    try {
+      await this.#master.open(signal);
+      this.#version ??= await this.#checkVersion(signal);
+      this.#failure = undefined;
+    } catch (error) {
+      // Only a host that cannot be reached is backed off: a refused login or an old tmux is
+      // reported each time, and a cancelled call says nothing about the host.
+      if (error instanceof SshError && error.kind === "unreachable") {
+        this.#failure = { error, at: Date.now() };
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Run `tmux ARGS` remotely and collect its output; undefined when `signal` fired. An ssh failure
+   * throws an `SshError`: `server_gone` with possible effects once the master was up (the command
+   * may have run), else the connect failure.
    */
   async collect(
     args: string[],
     stdin: Uint8Array | string | undefined,
     signal: AbortSignal,
   ): Promise<Output | undefined> {
-    await this.#master.open(signal);
+    await this.ready(signal);
+    return await this.#collect(args, stdin, signal);
+  }
+
+  async #collect(
+    args: string[],
+    stdin: Uint8Array | string | undefined,
+    signal: AbortSignal,
+  ): Promise<Output | undefined> {
     const out = await this.#spawner.collect(this.sshArgs(args), stdin, signal);
     if (out === undefined) return undefined;
     if (out.code === SSH_FAILED) {
@@ -67,41 +135,102 @@ export class RemoteProcesses implements Pick<TmuxProcesses, "collect" | "child">
   }
 
   /**
-   * Start `tmux ARGS` remotely as a long-lived child (a control client); the caller owns it and
-   * must end it. Open the master first: when it is down this ssh connects (and becomes it) itself.
+   * Start a control client (`tmux ARGS`, a `-C attach`) remotely over the master. Its shell says
+   * the pid tmux will have before it starts tmux; that line (and any login noise before it) never
+   * reaches the control-mode reader.
    */
-  child(
-    args: string[],
-    options: { stdin: "null" | "piped"; stderr: "null" | "piped" },
-  ): Deno.ChildProcess {
-    return this.#spawner.child(this.sshArgs(args), options);
+  async control(args: string[], signal?: AbortSignal): Promise<ControlChild> {
+    await this.ready(signal);
+    const remote = remoteCommand(["sh", "-c", PID_SCRIPT, "sh", "tmux", ...args]);
+    const process = this.#spawner.child(remoteArgs(this.#master.options, remote), {
+      stdin: "piped",
+      stderr: "null",
+    });
+    const { stream, pid } = afterPidLine(process.stdout);
+    return { process, stdout: stream, clientPid: pid };
+  }
+
+  /** First contact's check: the host's tmux, at least {@link MIN_TMUX}. */
+  async #checkVersion(signal: AbortSignal = AbortSignal.timeout(60_000)): Promise<string> {
+    const out = await this.#collect(["-V"], undefined, signal);
+    const name = this.#master.name;
+    if (out === undefined) throw new ToolError("timeout", `host ${name}: tmux -V did not answer`);
+    const text = new TextDecoder().decode(out.stdout).trim();
+    const release = parseTmuxVersion(text);
+    if (!out.success || text === "") throw tmuxMissing(name);
+    if (release && !isSupported(release)) {
+      throw new ToolError(
+        "unsupported",
+        `host ${name} runs ${
+          text.slice(0, 40)
+        }; ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer is needed`,
+        { hint: `Upgrade tmux on ${name}, or remove it from --ssh.` },
+      );
+    }
+    return text;
+  }
+
+  /** The host's `tmux -V`, once checked. */
+  get version(): string | undefined {
+    return this.#version;
   }
 }
 
 /**
- * First contact with a host: open its master and check its tmux (`tmux -V`, at least
- * {@link MIN_TMUX}). Returns the version string.
+ * The control stream after the pid line, and the pid. Whatever the login shell printed before it
+ * is dropped (at most {@link MAX_NOISE_BYTES}); a stream that ends first rejects the pid.
  */
-export async function checkRemoteTmux(
-  processes: RemoteProcesses,
-  name: string,
-  signal: AbortSignal = AbortSignal.timeout(60_000),
-): Promise<string> {
-  const out = await processes.collect(["-V"], undefined, signal);
-  if (out === undefined) throw new ToolError("timeout", `host ${name}: tmux -V did not answer`);
-  const text = new TextDecoder().decode(out.stdout).trim();
-  const release = parseTmuxVersion(text);
-  if (!out.success || text === "") throw tmuxMissing(name);
-  if (release && !isSupported(release)) {
-    throw new ToolError(
-      "unsupported",
-      `host ${name} runs ${
-        text.slice(0, 40)
-      }; ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer is needed`,
-      { hint: `Upgrade tmux on ${name}, or remove it from --ssh.` },
-    );
+function afterPidLine(
+  source: ReadableStream<Uint8Array>,
+): { stream: ReadableStream<Uint8Array>; pid: Promise<number> } {
+  const pid = Promise.withResolvers<number>();
+  pid.promise.catch(() => {});
+  let head: Uint8Array | undefined = new Uint8Array();
+  const stream = source.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        if (head === undefined) return out.enqueue(chunk);
+        const joined = new Uint8Array(head.length + chunk.length);
+        joined.set(head);
+        joined.set(chunk, head.length);
+        const found = findPidLine(joined);
+        if (found === undefined) {
+          if (joined.length > MAX_NOISE_BYTES) {
+            pid.reject(new ToolError("tmux_failed", "the remote shell never started tmux"));
+            head = undefined;
+            return;
+          }
+          head = joined;
+          return;
+        }
+        head = undefined;
+        pid.resolve(found.pid);
+        if (found.rest < joined.length) out.enqueue(joined.subarray(found.rest));
+      },
+      flush() {
+        pid.reject(new ToolError("server_gone", "the remote tmux client ended before it started"));
+      },
+    }),
+  );
+  return { stream, pid: pid.promise };
+}
+
+/** The pid line in `bytes` (at its start or after a newline): its pid and where the rest starts. */
+function findPidLine(bytes: Uint8Array): { pid: number; rest: number } | undefined {
+  const mark = MARK_BYTES;
+  for (let at = 0; at + mark.length <= bytes.length; at++) {
+    if (at > 0 && bytes[at - 1] !== NEWLINE) continue;
+    if (!mark.every((byte, i) => bytes[at + i] === byte)) continue;
+    let end = at + mark.length;
+    let digits = "";
+    while (end < bytes.length && bytes[end] >= 0x30 && bytes[end] <= 0x39) {
+      digits += String.fromCharCode(bytes[end++]);
+    }
+    if (end < bytes.length && bytes[end] === NEWLINE && digits !== "") {
+      return { pid: Number(digits), rest: end + 1 };
+    }
   }
-  return text;
+  return undefined;
 }
 
 function tmuxMissing(name: string): ToolError {

@@ -1,0 +1,178 @@
+/**
+ * Host-qualified ids (docs/design.md §5.15): pure rewriting at the edge between the agent and one
+ * host's tools. A remote object's id is `NAME:ID` (`box1:%3`, `box1:@2`, `box1:$1`, and so its
+ * cursors and runIds); a local one keeps its plain form. Arguments lose the prefix before their
+ * schema sees them, and name the host the call goes to; a remote host's results gain it.
+ *
+ * Only values under known keys are touched, so a text to type that happens to read `box1:%3` is
+ * never rewritten. tmux turns `:` in a session name into `_`, so `NAME:` never starts a local
+ * session name.
+ */
+import { ToolError } from "../errors.ts";
+
+/** Argument keys whose values name an object of one host (or an id of ours on one host). */
+const ARG_ID_KEYS: ReadonlySet<string> = new Set([
+  "paneId",
+  "otherPaneId",
+  "windowId",
+  "afterWindowId",
+  "beforeWindowId",
+  "window",
+  "session",
+  "target",
+  "cursor",
+  "runId",
+]);
+
+/**
+ * Argument keys not walked into: the read batch's nested arguments, each routed by its own call.
+ */
+const NESTED_CALLS: ReadonlySet<string> = new Set(["arguments"]);
+
+/** Result keys whose values (or array items) are ids of the host that answered. */
+const RESULT_ID_KEYS: ReadonlySet<string> = new Set([
+  "paneId",
+  "otherPaneId",
+  "windowId",
+  "sessionId",
+  "activePaneId",
+  "activeWindowId",
+  "cursor",
+  "runId",
+  "resolvedPaneIds",
+]);
+
+/**
+ * Whether a tool whose arguments are `keys` (`required` of them required) names no object of one
+ * host, and so takes {@link HOST_ARG}: no required id, and no rows of its own to route (a batch).
+ */
+export function namesNoObject(keys: readonly string[], required: readonly string[]): boolean {
+  return !keys.includes("operations") && !required.some((key) => ARG_ID_KEYS.has(key));
+}
+
+/** The argument that picks a host for a tool that names no object. */
+export const HOST_ARG = "host";
+
+/** The local host's name, accepted as a prefix and as `host`. */
+const LOCAL = "local";
+
+const QUALIFIED = /^([a-z][a-z0-9-]{0,31}):([\s\S]*)$/;
+
+/** Where a call goes: the host its arguments name (undefined: none), and the arguments on it. */
+export interface HostPlan {
+  readonly host: string | undefined;
+  readonly args: unknown;
+}
+
+/**
+ * Strip host prefixes from a call's arguments and say which host they name. `remotes` are the
+ * configured host names; a plain id names the local host. Refuses (`invalid_arguments`) an
+ * unknown host and ids of two hosts in one call.
+ */
+export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan {
+  const named = new Set<string>();
+  const known = (name: string) => name === LOCAL || remotes.has(name);
+  let rest = args;
+  if (isRecord(args) && HOST_ARG in args) {
+    const { [HOST_ARG]: host, ...others } = args;
+    rest = others;
+    if (typeof host === "string") {
+      if (!known(host)) throw unknownHost(host, remotes);
+      named.add(host);
+    }
+  }
+  const stripped = walkArgs(rest, (value) => {
+    const m = QUALIFIED.exec(value);
+    if (!m) {
+      named.add(LOCAL);
+      return value;
+    }
+    if (!known(m[1])) throw unknownHost(m[1], remotes);
+    named.add(m[1]);
+    return m[2];
+  });
+  if (named.size > 1) {
+    throw new ToolError(
+      "invalid_arguments",
+      `one call reaches one host, but this one names ${[...named].sort().join(" and ")}`,
+      { hint: "Split the call: one per host." },
+    );
+  }
+  return { host: [...named][0], args: stripped };
+}
+
+/** A remote host's result with its ids qualified by `host` (symbol keys kept). */
+export function qualifyResult<T>(data: T, host: string): T {
+  return qualify(data, host, false) as T;
+}
+
+function qualify(value: unknown, host: string, isId: boolean): unknown {
+  if (typeof value === "string") return isId ? `${host}:${value}` : value;
+  if (Array.isArray(value)) return value.map((v) => qualify(v, host, isId));
+  if (!isRecord(value)) return value;
+  const out: Record<string | symbol, unknown> = { ...value };
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = qualify(v, host, RESULT_ID_KEYS.has(key));
+  }
+  return out;
+}
+
+/** `args` with `edit` applied to every string under an id key (in nested objects and arrays). */
+function walkArgs(value: unknown, edit: (id: string) => string, isId = false): unknown {
+  if (typeof value === "string") return isId ? edit(value) : value;
+  if (Array.isArray(value)) return value.map((v) => walkArgs(v, edit, isId));
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [
+      key,
+      NESTED_CALLS.has(key) ? v : walkArgs(v, edit, ARG_ID_KEYS.has(key)),
+    ]),
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function unknownHost(name: string, remotes: ReadonlySet<string>): ToolError {
+  const all = [LOCAL, ...remotes].join(", ");
+  return new ToolError("invalid_arguments", `no host is named ${JSON.stringify(name)}`, {
+    hint: `Hosts: ${all}. Use the ids listings return (a remote one reads NAME:%3).`,
+  });
+}
+
+/**
+ * Several hosts' results of one listing as one: row arrays joined (remote rows gain `host`),
+ * counts summed, flags joined with or, notes kept with their host, and a note for each host that
+ * failed. `results` are in host order, the local one first.
+ */
+export function mergeListings(
+  results: ReadonlyArray<{ host: string; data?: Record<string, unknown>; error?: ToolError }>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const { host, data, error } of results) {
+    if (error) {
+      notes.push(
+        error.message.startsWith(`host ${host}`) ? error.message : `host ${host}: ${error.message}`,
+      );
+      continue;
+    }
+    for (const [key, value] of Object.entries(data ?? {})) {
+      if (key === "note") {
+        notes.push(host === LOCAL ? String(value) : `host ${host}: ${value}`);
+      } else if (Array.isArray(value)) {
+        const rows = host === LOCAL ? value : value.map((row) => ({ ...row, host }));
+        merged[key] = [...(merged[key] as unknown[] ?? []), ...rows];
+      } else if (typeof value === "number") {
+        merged[key] = (merged[key] as number ?? 0) + value;
+      } else if (typeof value === "boolean") {
+        merged[key] = (merged[key] as boolean ?? false) || value;
+      } else if (!(key in merged)) {
+        merged[key] = value;
+      }
+    }
+  }
+  if (notes.length) merged.note = notes.join("; ");
+  return merged;
+}

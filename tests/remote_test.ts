@@ -1,0 +1,265 @@
+/**
+ * Remote hosts over ssh, end to end (docs/design.md §5.15): main.ts over stdio with the ssh-widened
+ * permissions (`deno task start:ssh`), a private sshd (tests/support/sshd.ts) standing for two
+ * machines, a local private tmux server, and a real MCP client. Skipped, with the reason, where
+ * sshd or root is missing.
+ */
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { call, type Connected, connectStdio, fails, ok, runMain } from "./support/client.ts";
+import { eventually, TmuxFixture } from "./support/fixture.ts";
+import { sshdMissing, SshRig } from "./support/sshd.ts";
+
+const missing = await sshdMissing();
+const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
+const decoder = new TextDecoder();
+
+interface Pane {
+  paneId: string;
+  sessionName: string;
+  host?: string;
+}
+
+/** The rig, a local server, remote servers with a session each, and our server on all three. */
+async function setUp(extra: string[] = []) {
+  const rig = await SshRig.start();
+  const local = await TmuxFixture.start({ session: "here" });
+  await rig.tmux(0, "-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24");
+  await rig.tmux(1, "-f", "/dev/null", "new-session", "-d", "-s", "other", "-x", "80", "-y", "24");
+  const args = [
+    "--socket-path",
+    local.socket,
+    "--ssh",
+    `m1=m1,socket-path=${rig.machines[0].socket}`,
+    "--ssh",
+    `m2=m2,socket-path=${rig.machines[1].socket}`,
+    "--ssh-config",
+    rig.config,
+    "--ssh-control-dir",
+    rig.controlDir,
+    "--toolsets",
+    "inspect,manage,execute,teardown",
+    ...extra,
+  ];
+  const server = await connectStdio(args, {}, undefined, undefined, "start:ssh");
+  return {
+    rig,
+    local,
+    server,
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      await local.tmux("kill-server").catch(() => {});
+      await rig.close();
+    },
+  };
+}
+
+/** ssh processes of this rig (clients and masters). */
+async function ourSsh(rig: SshRig): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+  return decoder.decode(out.stdout).split("\n")
+    .filter((line) => line.includes(rig.dir) && /^\s*\d+\s+(\S*\/)?ssh\s/.test(line));
+}
+
+async function panes(server: Connected, args: Record<string, unknown> = {}) {
+  return await ok<{ panes: Pane[]; note?: string }>(server.client, "list_panes", args);
+}
+
+Deno.test({
+  name: name("remote: one listing covers local and two remote hosts, with qualified ids"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { panes: rows, note } = await panes(env.server);
+    assertEquals(note, undefined);
+    const byHost = (host?: string) => rows.filter((r) => r.host === host);
+    assertEquals(byHost(undefined).map((r) => [r.paneId, r.sessionName]), [["%0", "here"]]);
+    assertEquals(byHost("m1").map((r) => [r.paneId, r.sessionName]), [["m1:%0", "work"]]);
+    assertEquals(byHost("m2").map((r) => [r.paneId, r.sessionName]), [["m2:%0", "other"]]);
+    const sessions = await ok<{ sessions: { sessionId: string; host?: string }[] }>(
+      env.server.client,
+      "list_sessions",
+    );
+    assertEquals(sessions.sessions.map((s) => s.sessionId).sort(), ["$0", "m1:$0", "m2:$0"]);
+    // One host's listing, by `host`; an unknown host and two hosts in one call are refused.
+    assertEquals((await panes(env.server, { host: "m2" })).panes.map((r) => r.paneId), ["m2:%0"]);
+    assertEquals(
+      (await fails(env.server.client, "capture_pane", { paneId: "m3:%0" })).code,
+      "invalid_arguments",
+    );
+    const mixed = await fails(env.server.client, "swap_pane", {
+      paneId: "m1:%0",
+      otherPaneId: "%0",
+    });
+    assertEquals(mixed.code, "invalid_arguments");
+    assertMatch(mixed.message, /one host/);
+  },
+});
+
+Deno.test({
+  name: name("remote: read, type and run on a remote pane; a live wait wakes on remote output"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const typed = await ok<{ paneId: string }>(client, "send_keys", {
+      paneId: "m1:%0",
+      keys: "echo remote-$((6*7))",
+      enter: true,
+      waitFor: { pattern: "remote-42" },
+    });
+    assertEquals(typed.paneId, "m1:%0");
+    const text = await ok<{ text: string }>(client, "capture_pane", { paneId: "m1:%0" });
+    assertMatch(text.text, /^remote-42$/m);
+    // The local %0 is another pane: the remote text is not there.
+    const here = await ok<{ text: string }>(client, "capture_pane", { paneId: "%0" });
+    assert(!here.text.includes("remote-42"));
+
+    const run = await ok<{ exitStatus: number; output: string; outcome: string }>(
+      client,
+      "run_shell_command",
+      { paneId: "m1:%0", command: "echo out-$((2+3)); false", timeoutMs: 20_000 },
+    );
+    assertEquals([run.outcome, run.exitStatus, run.output.trim()], ["completed", 1, "out-5"]);
+
+    const waiting = ok<{ outcome: string; cursor?: string }>(client, "wait_for_text", {
+      paneId: "m2:%0",
+      patterns: ["woke-up-1now"],
+      timeoutMs: 30_000,
+    });
+    // The wait has its stream before the remote person types (the wait answers matched either way,
+    // but only a live wait sees output that the screen no longer shows).
+    await eventually(async () =>
+      (await env.rig.tmux(1, "list-clients", "-F", "#{client_control_mode}")).includes("1")
+    );
+    await env.rig.tmux(1, "send-keys", "-t", "%0", "-l", "echo woke-up-$((1))now");
+    await env.rig.tmux(1, "send-keys", "-t", "%0", "Enter");
+    const woke = await waiting;
+    assertEquals(woke.outcome, "matched");
+    assert(woke.cursor?.startsWith("m2:ltxc1."), woke.cursor);
+  },
+});
+
+Deno.test({
+  name: name("remote: hostile names are stored literally; a person attached remotely is refused"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const hostile = "a#b 'c' $(touch x);y \"q\"";
+    const made = await ok<{ sessionId: string; paneId: string }>(client, "create_session", {
+      host: "m1",
+      name: hostile,
+    });
+    assertMatch(made.sessionId, /^m1:\$\d+$/);
+    const names = (await env.rig.tmux(0, "list-sessions", "-F", "#{session_name}")).split("\n");
+    assert(names.includes(hostile), names.join("|"));
+    assertEquals(
+      (await fails(client, "create_session", { host: "m1", name: "a\nb" })).code,
+      "invalid_arguments",
+    );
+    // The local server did not get it.
+    assert(!(await env.local.tmux("list-sessions", "-F", "#{session_name}")).includes("a#b"));
+
+    const detach = await env.rig.attachPerson(0, "work");
+    try {
+      const listed = await panes(env.server, { host: "m1" });
+      const watched = listed.panes.find((p) => p.paneId === "m1:%0") as Pane & {
+        isAttended: boolean;
+      };
+      assertEquals(watched.isAttended, true);
+      const refused = await fails(client, "send_keys", { paneId: "m1:%0", keys: "echo no" });
+      assertEquals(refused.code, "target_denied");
+    } finally {
+      await detach();
+    }
+  },
+});
+
+Deno.test({
+  name: name("remote: an unreachable host is a note; a dropped connection is served again"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp(["--ssh", "gone=refused"]);
+    const { client } = env.server;
+    const listed = await panes(env.server);
+    assertMatch(listed.note ?? "", /^host gone cannot be reached over ssh/);
+    assertEquals(listed.panes.filter((p) => p.host === "m1").length, 1);
+    const direct = await fails(client, "get_server_info", { host: "gone" });
+    assertEquals([direct.code, direct.retryable], ["host_unreachable", true]);
+    assertMatch(direct.text, /ssh gone tmux -V/);
+
+    // Kill m1's master while a wait rides it: that call fails, the next one reconnects.
+    const masters = (await ourSsh(env.rig)).filter((line) => line.includes("ControlMaster=yes"));
+    assert(masters.some((line) => line.includes("tmcp-")), masters.join("\n"));
+    // The pane's stream rides the master before the wait starts (capture_since opens it).
+    const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "m1:%0" });
+    const waiting = call(client, "wait_for_text", {
+      paneId: "m1:%0",
+      patterns: ["never-printed-anywhere"],
+      cursor,
+      timeoutMs: 30_000,
+    });
+    for (const line of masters) Deno.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    const dropped = await waiting;
+    assert(dropped.isError, JSON.stringify(dropped.structuredContent));
+    const error = (dropped.structuredContent as { error: { code: string; message: string } }).error;
+    assertEquals(error.code, "server_gone");
+    assertMatch(error.message, /^host m1: /);
+    const again = await ok<{ text: string }>(client, "capture_pane", { paneId: "m1:%0" });
+    assertEquals(typeof again.text, "string");
+  },
+});
+
+Deno.test({
+  name: name("remote: nothing of ours is left after exit; no ssh at all without --ssh"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    const env = await setUp();
+    try {
+      await panes(env.server);
+      assert((await ourSsh(env.rig)).length > 0, "the masters run while serving");
+      await env.server.close();
+      assert(
+        await eventually(async () => (await ourSsh(env.rig)).length === 0),
+        (await ourSsh(env.rig)).join("\n"),
+      );
+      for (const index of [0, 1] as const) {
+        assertEquals(await env.rig.tmux(index, "list-clients", "-F", "#{client_pid}"), "");
+      }
+      assertEquals(await Array.fromAsync(Deno.readDir(env.rig.controlDir)), []);
+
+      // Same permissions, no --ssh: tools work and no ssh process is ever started by it.
+      const plain = await connectStdio(
+        ["--socket-path", env.local.socket],
+        {},
+        undefined,
+        undefined,
+        "start:ssh",
+      );
+      try {
+        await ok(plain.client, "list_panes");
+        await ok(plain.client, "capture_pane", { paneId: "%0" });
+        const out = await new Deno.Command("ps", { args: ["-eo", "ppid=,comm="] }).output();
+        const children = decoder.decode(out.stdout).split("\n")
+          .filter((line) => line.trim().split(/\s+/)[0] === String(plain.pid));
+        assert(!children.some((line) => / ssh$/.test(line)), children.join("\n"));
+        const tools = await plain.client.listTools();
+        const inputs = JSON.stringify(tools.tools.map((t) => t.inputSchema));
+        assert(!inputs.includes('"host"'), "no host argument without --ssh");
+      } finally {
+        await plain.close();
+      }
+    } finally {
+      await env.local.tmux("kill-server").catch(() => {});
+      await env.rig.close();
+    }
+  },
+});
+
+Deno.test("remote: --ssh without permission to run ssh exits 2 with one line", async () => {
+  const out = await runMain(["--ssh", "box1=user@box"]);
+  assertEquals(out.code, 2);
+  assertEquals(out.stdout, "");
+  assertEquals(out.stderr.trim().split("\n").length, 1, out.stderr);
+  assertMatch(out.stderr, /--allow-run=tmux,ssh/);
+});
