@@ -42,6 +42,7 @@ export {
 export { SURFACE } from "./src/catalog.ts";
 export { type Effects, type ErrorCode, ToolError, type ToolErrorOptions } from "./src/errors.ts";
 export type { SocketSpec } from "./src/tmux/argv.ts";
+export type { SshHostSpec } from "./src/tmux/ssh/destination.ts";
 export type { EnvReader } from "./src/tmux/command.ts";
 export type { LiveOptions, LiveStats, LiveStatus } from "./src/tmux/live_options.ts";
 export type { JsonRpcMessage, McpTransport } from "./src/server.ts";

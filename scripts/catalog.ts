@@ -10,6 +10,7 @@
 import { effectiveTools, SURFACE, toolListEntry } from "../src/catalog.ts";
 import { DEFAULT_TOOLSETS, parseConfig, TOOLSETS } from "../src/config.ts";
 import type { ToolSpec } from "../src/tool_types.ts";
+import { hostSurface } from "../src/server/host_call.ts";
 
 const encoder = new TextEncoder();
 
@@ -31,15 +32,18 @@ export interface ToolSize {
 export function catalogSizes(
   toolsets: readonly string[],
   tools: readonly string[] = [],
+  hosts: readonly string[] = [],
 ): { tools: ToolSize[]; visible: number; full: number } {
   const args = [
     "--toolsets",
     toolsets.join(","),
     ...(tools.length ? ["--tools", tools.join(",")] : []),
+    ...hosts.flatMap((name) => ["--ssh", `${name}=${name}`]),
   ];
   const outcome = parseConfig(args, () => undefined, SURFACE);
   if (outcome.kind !== "run") throw new Error("internal: not a run configuration");
-  const enabled: readonly ToolSpec[] = effectiveTools(outcome.config);
+  // Remote hosts (`--ssh`) add `host` where a tool names no object (docs/design.md §5.15).
+  const enabled: readonly ToolSpec[] = hostSurface(effectiveTools(outcome.config), hosts);
   const sizes = enabled.map((spec) => {
     const entry = toolListEntry(spec, enabled);
     const { name, title, description, inputSchema, annotations } = entry;

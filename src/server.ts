@@ -158,7 +158,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
     { name: "tmux-mcp", title: "tmux", version },
     {
       capabilities: { tools: { listChanged: false }, resources: {} },
-      instructions: serverInstructions(tools.map((t) => t.name)),
+      instructions: serverInstructions(tools.map((t) => t.name), [...host.remotes.keys()]),
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({

@@ -93,6 +93,19 @@ Deno.test("all four toolsets fit in 36,000 model-visible bytes", () => {
   assert(instructions <= BUDGET.instructions, `instructions: ${instructions} bytes`);
 });
 
+Deno.test("two remote hosts grow the catalog and instructions by at most 1,500 bytes", () => {
+  const hosts = ["build-box", "gpu-box"];
+  for (const toolsets of [[...DEFAULT_TOOLSETS], [...TOOLSETS]]) {
+    const plain = catalogSizes(toolsets);
+    const remote = catalogSizes(toolsets, [], hosts);
+    const names = plain.tools.map((t) => t.name);
+    const grown = remote.visible - plain.visible +
+      encoder.encode(serverInstructions(names, hosts)).length -
+      encoder.encode(serverInstructions(names)).length;
+    assert(grown > 0 && grown <= 1_500, `${toolsets.join(",")}: +${grown} bytes`);
+  }
+});
+
 Deno.test("--toolsets inspect,manage,execute (or LIBTMUX_TOOLSETS) is the whole former default; core combines", () => {
   const former = TOOLS.filter((t) => t.toolset !== "teardown").map((t) => t.name);
   assertEquals(namesOf(["--toolsets", "inspect,manage,execute"]), former);

@@ -114,6 +114,25 @@ Deno.test({
     const here = await ok<{ text: string }>(client, "capture_pane", { paneId: "%0" });
     assert(!here.text.includes("remote-42"));
 
+    // A picture of the remote pane, and a read batch whose rows reach two hosts.
+    const shot = await call(client, "screenshot_pane", { paneId: "m1:%0" });
+    assert(!shot.isError && shot.content.some((c) => c.type === "image"), "a PNG");
+    const batch = await ok<
+      { results: { result: { structuredContent?: { paneId: string; text: string } } | null }[] }
+    >(
+      client,
+      "call_read_tools_batch",
+      {
+        operations: [
+          { tool: "capture_pane", arguments: { paneId: "m1:%0" } },
+          { tool: "capture_pane", arguments: { paneId: "%0" } },
+        ],
+      },
+    );
+    const rows = batch.results.map((r) => r.result?.structuredContent);
+    assertEquals(rows.map((r) => r?.paneId), ["m1:%0", "%0"]);
+    assertMatch(rows[0]?.text ?? "", /^remote-42$/m);
+
     const run = await ok<{ exitStatus: number; output: string; outcome: string }>(
       client,
       "run_shell_command",
@@ -121,20 +140,20 @@ Deno.test({
     );
     assertEquals([run.outcome, run.exitStatus, run.output.trim()], ["completed", 1, "out-5"]);
 
+    // Without a cursor a wait counts only output after it joined the pane's stream; over ssh that
+    // takes a while, so the stream is joined first (capture_since) and the wait starts from it.
+    const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "m2:%0" });
+    assert(cursor.startsWith("m2:ltxc1."), cursor);
     const waiting = ok<{ outcome: string; cursor?: string }>(client, "wait_for_text", {
       paneId: "m2:%0",
       patterns: ["woke-up-1now"],
+      cursor,
       timeoutMs: 30_000,
     });
-    // The wait has its stream before the remote person types (the wait answers matched either way,
-    // but only a live wait sees output that the screen no longer shows).
-    await eventually(async () =>
-      (await env.rig.tmux(1, "list-clients", "-F", "#{client_control_mode}")).includes("1")
-    );
     await env.rig.tmux(1, "send-keys", "-t", "%0", "-l", "echo woke-up-$((1))now");
     await env.rig.tmux(1, "send-keys", "-t", "%0", "Enter");
     const woke = await waiting;
-    assertEquals(woke.outcome, "matched");
+    assertEquals(woke.outcome, "matched", await env.rig.tmux(1, "capture-pane", "-p", "-t", "%0"));
     assert(woke.cursor?.startsWith("m2:ltxc1."), woke.cursor);
   },
 });
@@ -184,6 +203,11 @@ Deno.test({
     const listed = await panes(env.server);
     assertMatch(listed.note ?? "", /^host gone cannot be reached over ssh/);
     assertEquals(listed.panes.filter((p) => p.host === "m1").length, 1);
+    // Backed off: the next listing does not wait for it again, and says when it was tried.
+    assertMatch(
+      (await panes(env.server)).note ?? "",
+      /host gone cannot be reached .*tried \d+ s ago/,
+    );
     const direct = await fails(client, "get_server_info", { host: "gone" });
     assertEquals([direct.code, direct.retryable], ["host_unreachable", true]);
     assertMatch(direct.text, /ssh gone tmux -V/);

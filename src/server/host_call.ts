@@ -23,11 +23,12 @@ export interface HostCalls {
 
 /**
  * The surface with `host` added to each tool that names no object, when there are remote hosts:
- * an optional enum of every host's name.
+ * an optional string (the instructions name the hosts once, and an unknown name is refused with
+ * the list; an enum per tool would cost the catalog its names in every schema).
  */
 export function hostSurface(tools: readonly ToolSpec[], remotes: readonly string[]): ToolSpec[] {
   if (remotes.length === 0) return [...tools];
-  const host = z.enum([LOCAL, ...remotes]).optional();
+  const host = z.string().optional();
   return tools.map((spec) => {
     const shape = spec.input.shape as Record<string, z.ZodType>;
     const required = Object.keys(shape).filter((key) => !shape[key].safeParse(undefined).success);

@@ -10,8 +10,11 @@ import type { Toolset } from "../config.ts";
 /** URI of the capabilities resource. */
 export const CAPABILITIES_URI = "tmux://capabilities";
 
-/** The instructions for the enabled tools, by name. */
-export function serverInstructions(enabled: readonly string[]): string {
+/** The instructions for the enabled tools, by name, and the remote hosts (`--ssh`) by name. */
+export function serverInstructions(
+  enabled: readonly string[],
+  hosts: readonly string[] = [],
+): string {
   const has = (name: string) => enabled.includes(name);
   const toolset = (name: string): Toolset | undefined =>
     TOOLS.find((t) => t.name === name)?.toolset;
@@ -34,7 +37,9 @@ Rules:
       : ""
   }tool_denied means the tool is off here and only a person can turn it on: do not work around ${
     sets.has("manage") || sets.has("execute") || sets.has("teardown") ? "either" : "it"
-  }.${sets.has("execute") || sets.has("teardown") ? guards(has("run_shell_command")) : ""}
+  }.${sets.has("execute") || sets.has("teardown") ? guards(has("run_shell_command")) : ""}${
+    remote(hosts)
+  }
 
 Resource ${CAPABILITIES_URI} lists the enabled tools and what each can reach.`;
 }
@@ -65,6 +70,15 @@ function ids(listings: readonly string[], panes: boolean): string {
     ? " Pass a pane's `generation` from list_panes to get stale_target rather than act on a replaced pane."
     : "";
   return `${from} ($N sessions, @N windows, %N panes). Session names match exactly, never by prefix.${generation}`;
+}
+
+/** The remote hosts' rule (docs/design.md §5.15), when there are any. */
+function remote(hosts: readonly string[]): string {
+  if (hosts.length === 0) return "";
+  return `
+5. Remote hosts over ssh: ${
+    hosts.join(", ")
+  }. Listings cover every host; a remote row has \`host\` and its ids read NAME:%3 (NAME:@2, NAME:$1): pass them back as they are. Tools naming no pane, window or session take \`host\` (default local).`;
 }
 
 /** Rule 4, the guards of the acting tools (docs/design.md §6.2, §6.9, §6.11). */

@@ -20,7 +20,8 @@ const POLL_MS = 1_000;
 /** At most about 30 frames a second: a busy pane costs the host no more calls than that. */
 const MIN_FRAME_MS = 33;
 const FRAME_TOOL = "pane_view_frame";
-const PANE_ID = /^%\d+$/;
+/** A pane id, local (`%3`) or of a remote host (`box1:%3`, docs/design.md §5.15). */
+const PANE_ID = /^(?:[a-z][a-z0-9-]{0,31}:)?%\d+$/;
 
 type Json = Record<string, unknown>;
 interface Frame {
