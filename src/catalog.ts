@@ -195,10 +195,14 @@ export function inputJsonSchema(
 
 /** The advertised success schema of a tool (no error variant). */
 export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  return hostedIds(jsonSchema(spec.output, "output")) as Record<string, unknown>;
+  const schema = jsonSchema(spec.output, "output");
+  return spec.remoteIds ? hostedIds(schema) as Record<string, unknown> : schema;
 }
 
-/** Id patterns of results, which also match a remote host's qualified ids (`box1:%3`, §5.15). */
+/**
+ * Id patterns of results, which with remote hosts also match their qualified ids (`box1:%3`,
+ * §5.15); without, results keep the exact contract.
+ */
 const HOSTED_ID_PATTERNS: Readonly<Record<string, string>> = {
   "^%\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?%\\d+$",
   "^@\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?@\\d+$",

@@ -96,6 +96,8 @@ export interface ToolSpec<
    * (docs/design.md §5.15).
    */
   acrossHosts?: true;
+  /** Set by the host surface when remote hosts are configured: results may hold `box1:%3`. */
+  remoteIds?: true;
   /** In the `core` preset, the default surface (docs/design.md §4). */
   core?: true;
   /**

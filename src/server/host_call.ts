@@ -32,8 +32,9 @@ export function hostSurface(tools: readonly ToolSpec[], remotes: readonly string
   return tools.map((spec) => {
     const shape = spec.input.shape as Record<string, z.ZodType>;
     const required = Object.keys(shape).filter((key) => !shape[key].safeParse(undefined).success);
-    if (!namesNoObject(Object.keys(shape), required)) return spec;
-    return { ...spec, input: spec.input.extend({ [HOST_ARG]: host }) };
+    const hosted: ToolSpec = { ...spec, remoteIds: true };
+    if (!namesNoObject(Object.keys(shape), required)) return hosted;
+    return { ...hosted, input: spec.input.extend({ [HOST_ARG]: host }) };
   });
 }
 

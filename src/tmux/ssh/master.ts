@@ -200,7 +200,8 @@ export function classifySshFailure(
   }
   if (match(SETUP)) {
     return new SshError("setup", `host ${name}: ssh could not start (${said})`, {
-      hint: `Check the ssh configuration for ${name} (--ssh-config, ~/.ssh); ${check}.`,
+      hint:
+        `Check the ssh configuration for ${name} (--ssh-config, --ssh-control-dir, ~/.ssh); ${check}.`,
       retryable: false,
     });
   }
