@@ -6,6 +6,7 @@
 import { ToolError } from "../errors.ts";
 import type { ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
+import type { MatchBounds } from "./pattern_pool.ts";
 import { recallMark } from "./read.ts";
 import {
   alternateText,
@@ -21,9 +22,11 @@ import type { PaneStream } from "./stream.ts";
 interface LineWait<T> {
   /**
    * Tried in order on each new logical line; the first value other than undefined ends the wait
-   * there. Several tests (one per pattern) let a long line's matching yield between them.
+   * there. Several tests (one per pattern) let a long line's matching yield between them. A test
+   * may answer later (a long line matched in a worker, §7.7 rule 10); the wait awaits it before the
+   * next test, so lines are still tried in order. Its `timeout` rejection cuts the wait there.
    */
-  tests: readonly ((line: string) => T | undefined)[];
+  tests: readonly ((line: string, bounds: MatchBounds) => T | undefined | Promise<T | undefined>)[];
   /** When to stop waiting (ms since the epoch). */
   deadline: number;
   signal: AbortSignal;
@@ -105,6 +108,7 @@ export async function waitForLine<T>(
     };
   };
 
+  const bounds: MatchBounds = { signal: wait.signal, deadline: wait.deadline };
   let scan = start;
   let atEntry = true;
   let sliceEnd = Date.now() + SLICE_MS;
@@ -129,12 +133,24 @@ export async function waitForLine<T>(
             if (!stream.emulator) return ended(stream.ended);
             sliceEnd = Date.now() + SLICE_MS;
           }
-          if (Date.now() > wait.deadline) {
-            // Cut inside this look: resume below the last line matched, never past an unread one.
-            if (change.alternate || i === 0) return timeout(emulator, scan);
-            return timeout(emulator, markThrough(emulator, lines[i - 1]));
+          // Cut inside this look: resume below the last line matched, never past an unread one.
+          const cut = () =>
+            change.alternate || i === 0
+              ? timeout(emulator, scan)
+              : timeout(emulator, markThrough(emulator, lines[i - 1]));
+          if (Date.now() > wait.deadline) return cut();
+          const tried = wait.tests[t](lines[i].text, bounds);
+          if (!(tried instanceof Promise)) {
+            value = tried;
+            continue;
           }
-          value = wait.tests[t](lines[i].text);
+          try {
+            value = await tried;
+          } catch (error) {
+            if (error instanceof ToolError && error.code === "timeout") return cut();
+            throw error;
+          }
+          if (!stream.emulator) return ended(stream.ended);
         }
         if (value === undefined) continue;
         const through = change.alternate ? change.next : markThrough(emulator, lines[i]);

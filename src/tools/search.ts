@@ -117,6 +117,7 @@ export const searchTools = [
       let timeLimitClamped = timedOut;
       let searched = 0;
       let sliceEnd = Date.now() + SLICE_MS;
+      const bounds = { signal: ctx.signal, deadline };
       outer: for (const item of items) {
         const text = texts.get(item.paneId);
         if (text === undefined) continue;
@@ -138,7 +139,15 @@ export const searchTools = [
             await sleep(0, ctx.signal, "the search was cancelled");
             sliceEnd = Date.now() + SLICE_MS;
           }
-          const at = find(lines[i]);
+          let at;
+          try {
+            at = await find(lines[i], bounds);
+          } catch (error) {
+            // A long line still being matched at the search's deadline (§7.7 rule 10).
+            if (!(error instanceof ToolError && error.code === "timeout")) throw error;
+            timeLimitClamped = true;
+            break outer;
+          }
           if (at < 0) continue;
           const match = pickShape(matchSchema, {
             ...pane,
