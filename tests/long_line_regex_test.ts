@@ -5,7 +5,7 @@
  */
 import { RE2JS } from "re2js";
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { call, ok, sessionsOnOneHost } from "./support/client.ts";
+import { call, connectStdio, MAIN, ok, sessionsOnOneHost } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { ToolError } from "../src/errors.ts";
 import { firstMatch } from "../src/live/pattern_find.ts";
@@ -168,6 +168,37 @@ Deno.test("a cancelled wait_for_text leaves no worker busy", async () => {
   } finally {
     for (const s of sessions) await s.close();
     await host.close();
+  }
+});
+
+Deno.test("the bundle of main.ts, under the start permissions alone, matches a long line in a worker", async () => {
+  await using fx = await TmuxFixture.start({ command: LONG_LINE, width: 1000, height: 50 });
+  await fx.tmux("send-keys", "-t", "%0", "Enter");
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("capture-pane", "-p", "-t", "%0")).includes("@y.com")
+    ),
+  );
+  const out = `${fx.dir}/tmux-mcp.js`;
+  const bundled = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", "--output", out, MAIN],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert(bundled.success, new TextDecoder().decode(bundled.stderr));
+  // No --allow-read: a worker loaded from a file would fail here; the blob URL needs none.
+  const { client, close } = await connectStdio(["-S", fx.socket], {}, out);
+  try {
+    // 200,006 characters times the pattern's instructions is far past the in-thread budget.
+    const found = await ok<{ matches: { paneId: string; text: string }[] }>(
+      client,
+      "search_panes",
+      { pattern: "a@y\\.com$", regex: true, scrollbackLines: 300 },
+    );
+    assertEquals(found.matches.length, 1, JSON.stringify(found).slice(0, 300));
+    assertMatch(found.matches[0].text, /a@y\.com$/);
+  } finally {
+    await close();
   }
 });
 
