@@ -64,6 +64,74 @@ Deno.test("a cheap call made while a heavy pattern scans a 200,000-character lin
   }
 });
 
+/** Follow %0, press Enter (the pane's `read`), and wait until tmux shows `marker`. */
+async function printed(fx: TmuxFixture, client: Parameters<typeof ok>[0], marker: string) {
+  const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "%0" });
+  await fx.tmux("send-keys", "-t", "%0", "Enter");
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("capture-pane", "-p", "-J", "-S", "-300", "-t", "%0")).includes(marker)
+    ),
+  );
+  return cursor;
+}
+
+interface Waited {
+  outcome: string;
+  matchedLine: string | null;
+  cursor: string;
+}
+
+Deno.test("long lines matched in workers are reported in order, and a wait's cursor misses none", async () => {
+  const lines = ["one", "two MARK", "three MARK"].map((tail) =>
+    `printf '%030000d ${tail}\\n' 0 | tr 0 a;`
+  );
+  const command = `read x; ${lines.join(" ")} printf 'END\\n'; exec cat`;
+  await using fx = await TmuxFixture.start({ command, width: 1000, height: 50 });
+  const { host, sessions } = await sessionsOnOneHost(["-S", fx.socket], 1);
+  const { client } = sessions[0];
+  try {
+    const cursor = await printed(fx, client, "END");
+    const answered = workerStats().answered;
+    const args = { paneId: "%0", patterns: ["a{1,90} [a-z]+ MARK$"], regex: true };
+    const first = await ok<Waited>(client, "wait_for_text", { ...args, cursor });
+    assertEquals(first.outcome, "matched");
+    assertMatch(first.matchedLine!, / two MARK$/);
+    const second = await ok<Waited>(client, "wait_for_text", { ...args, cursor: first.cursor });
+    assertEquals(second.outcome, "matched");
+    assertMatch(second.matchedLine!, / three MARK$/);
+    assert(workerStats().answered >= answered + 3, "the lines went to a worker");
+  } finally {
+    for (const s of sessions) await s.close();
+    await host.close();
+  }
+});
+
+Deno.test("a wait whose time runs out while a worker scans a line leaves its cursor above it", async () => {
+  await using fx = await TmuxFixture.start({ command: LONG_LINE, width: 1000, height: 50 });
+  const { host, sessions } = await sessionsOnOneHost(["-S", fx.socket], 1);
+  const { client } = sessions[0];
+  try {
+    const cursor = await printed(fx, client, "@y.com");
+    const args = { paneId: "%0", patterns: [HEAVY], regex: true };
+    // The scan takes seconds (4-8 s on a busy 2-core machine); the wait gives it 200 ms.
+    const cut = await ok<Waited>(client, "wait_for_text", { ...args, cursor, timeoutMs: 200 });
+    assertEquals(cut.outcome, "timeout");
+    // The line cut short is matched again from that cursor (a cheap pattern: it is not skipped).
+    const again = await ok<Waited>(client, "wait_for_text", {
+      ...args,
+      patterns: ["a@y\\.com$"],
+      cursor: cut.cursor,
+      timeoutMs: 120_000,
+    });
+    assertEquals(again.outcome, "matched");
+    assertMatch(again.matchedLine!, /a@y\.com$/);
+  } finally {
+    for (const s of sessions) await s.close();
+    await host.close();
+  }
+});
+
 Deno.test("worker matching answers the positions of in-thread matching", async () => {
   const pad = "x".repeat(40_000);
   const cases: [string, number, string][] = [
