@@ -17,7 +17,15 @@ import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { pickShape } from "../rows.ts";
 import { defineTool } from "../tool_types.ts";
-import { compilePattern, matchText, PATTERN_LIMITS, sessionRefSchema, sleep } from "./common.ts";
+import type { MatchBounds } from "../live/pattern_pool.ts";
+import {
+  compilePattern,
+  type Find,
+  matchText,
+  PATTERN_LIMITS,
+  sessionRefSchema,
+  sleep,
+} from "./common.ts";
 
 /** Aggregate ceilings of one search. */
 const SEARCH_LIMITS = {
@@ -139,12 +147,8 @@ export const searchTools = [
             await sleep(0, ctx.signal, "the search was cancelled");
             sliceEnd = Date.now() + SLICE_MS;
           }
-          let at;
-          try {
-            at = await find(lines[i], bounds);
-          } catch (error) {
-            // A long line still being matched at the search's deadline (§7.7 rule 10).
-            if (!(error instanceof ToolError && error.code === "timeout")) throw error;
+          const at = await findOnTime(find, lines[i], bounds);
+          if (at === "late") {
             timeLimitClamped = true;
             break outer;
           }
@@ -209,4 +213,14 @@ function planCaptures(
     items.push({ paneId: pane.paneId, historyRows });
   }
   return { items, lineLimitClamped };
+}
+
+/** Where `line` matches, or "late" when a worker still matched it at the deadline (§7.7 rule 10). */
+async function findOnTime(find: Find, line: string, bounds: MatchBounds): Promise<number | "late"> {
+  try {
+    return await find(line, bounds);
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "timeout") return "late";
+    throw error;
+  }
 }
