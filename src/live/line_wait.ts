@@ -6,6 +6,7 @@
 import { ToolError } from "../errors.ts";
 import type { ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
+import type { MatchBounds } from "./pattern_pool.ts";
 import { recallMark } from "./read.ts";
 import {
   alternateText,
@@ -21,9 +22,11 @@ import type { PaneStream } from "./stream.ts";
 interface LineWait<T> {
   /**
    * Tried in order on each new logical line; the first value other than undefined ends the wait
-   * there. Several tests (one per pattern) let a long line's matching yield between them.
+   * there. Several tests (one per pattern) let a long line's matching yield between them. A test
+   * may answer later (a long line matched in a worker, §7.7 rule 10); the wait awaits it before the
+   * next test, so lines are still tried in order. Its `timeout` rejection cuts the wait there.
    */
-  tests: readonly ((line: string) => T | undefined)[];
+  tests: readonly ((line: string, bounds: MatchBounds) => T | undefined | Promise<T | undefined>)[];
   /** When to stop waiting (ms since the epoch). */
   deadline: number;
   signal: AbortSignal;
@@ -105,9 +108,10 @@ export async function waitForLine<T>(
     };
   };
 
+  const bounds: MatchBounds = { signal: wait.signal, deadline: wait.deadline };
   let scan = start;
   let atEntry = true;
-  let sliceEnd = Date.now() + SLICE_MS;
+  const slice = { end: Date.now() + SLICE_MS };
   for (;;) {
     if (!stream.emulator) return ended(stream.ended);
     const emulator = stream.emulator;
@@ -119,23 +123,14 @@ export async function waitForLine<T>(
         ? alternateText(emulator).split("\n").map((text) => ({ text, first: -1, last: -1 }))
         : logicalLines(emulator, change.start, change.next.last);
       for (let i = 0; i < lines.length; i++) {
-        let value: T | undefined;
-        // The slice and the deadline are checked before each test, not only each line: a
-        // 200,000-character line under 64 patterns held the event loop for a second.
-        for (let t = 0; t < wait.tests.length && value === undefined; t++) {
-          if (Date.now() >= sliceEnd) {
-            await new Promise((resolve) => setTimeout(resolve, 0));
-            if (wait.signal.aborted) throw new ToolError("cancelled", "the call was cancelled");
-            if (!stream.emulator) return ended(stream.ended);
-            sliceEnd = Date.now() + SLICE_MS;
-          }
-          if (Date.now() > wait.deadline) {
-            // Cut inside this look: resume below the last line matched, never past an unread one.
-            if (change.alternate || i === 0) return timeout(emulator, scan);
-            return timeout(emulator, markThrough(emulator, lines[i - 1]));
-          }
-          value = wait.tests[t](lines[i].text);
+        const tried = await testLine(stream, wait, bounds, lines[i].text, slice);
+        if (tried === "ended") return ended(stream.ended);
+        if (tried === "late") {
+          // Cut inside this look: resume below the last line matched, never past an unread one.
+          if (change.alternate || i === 0) return timeout(emulator, scan);
+          return timeout(emulator, markThrough(emulator, lines[i - 1]));
         }
+        const value = tried.value;
         if (value === undefined) continue;
         const through = change.alternate ? change.next : markThrough(emulator, lines[i]);
         return {
@@ -162,6 +157,42 @@ export async function waitForLine<T>(
       return ended(error);
     }
   }
+}
+
+/**
+ * The first answer of `wait.tests` on one line, tried in order, or why it stopped: the deadline
+ * passed (before a test, or while a worker matched the line) or the stream ended. The slice and
+ * the deadline are checked before each test, not only each line: a 200,000-character line under
+ * 64 patterns held the event loop for a second.
+ */
+async function testLine<T>(
+  stream: PaneStream,
+  wait: LineWait<T>,
+  bounds: MatchBounds,
+  line: string,
+  slice: { end: number },
+): Promise<{ value: T | undefined } | "late" | "ended"> {
+  for (const test of wait.tests) {
+    if (Date.now() >= slice.end) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (wait.signal.aborted) throw new ToolError("cancelled", "the call was cancelled");
+      if (!stream.emulator) return "ended";
+      slice.end = Date.now() + SLICE_MS;
+    }
+    if (Date.now() > wait.deadline) return "late";
+    let value = test(line, bounds);
+    if (value instanceof Promise) {
+      try {
+        value = await value;
+      } catch (error) {
+        if (error instanceof ToolError && error.code === "timeout") return "late";
+        throw error;
+      }
+      if (!stream.emulator) return "ended";
+    }
+    if (value !== undefined) return { value };
+  }
+  return { value: undefined };
 }
 
 /** Keep the newest `max` lines seen: a line looked at again (still being written) replaces itself. */

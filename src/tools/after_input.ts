@@ -208,14 +208,27 @@ export async function waitAfterInput(
   }
 }
 
-/** The first line of `lines` that matches and is not the input's echo. */
-function matchIn(
+/**
+ * Whether a line of `lines` that is not the input's echo matches, tried in order; a long line
+ * still matched in a worker at the deadline (§7.7 rule 10) counts as no match.
+ */
+async function matchIn(
   lines: readonly string[],
   find: Find,
   echo: readonly string[],
+  bounds: { signal: AbortSignal; deadline: number },
   inputLine?: string,
-) {
-  return lines.find((line) => !isEcho(line, echo, inputLine) && find(line) >= 0);
+): Promise<boolean> {
+  for (const line of lines) {
+    if (isEcho(line, echo, inputLine)) continue;
+    try {
+      if (await find(line, bounds) >= 0) return true;
+    } catch (error) {
+      if (error instanceof ToolError && error.code === "timeout") return false;
+      throw error;
+    }
+  }
+  return false;
 }
 
 /** The pane's foreground program now ("" when tmux no longer lists the pane). */
@@ -296,7 +309,8 @@ async function liveWait(
           if (newest !== undefined) onLine(newest);
           if (plan.find) {
             const typedOn = inputLineNow(emulator, live.spot);
-            if (matchIn(lines, plan.find, start.echo, typedOn) !== undefined) {
+            const bounds = { signal: ctx.signal, deadline };
+            if (await matchIn(lines, plan.find, start.echo, bounds, typedOn)) {
               return answer("matched");
             }
           }
@@ -398,7 +412,8 @@ async function polledWait(
     const fresh = next.filter((line) => !old.has(line));
     const newest = fresh.findLast((l) => l !== "");
     if (newest !== undefined) onLine(newest);
-    if (plan.find && matchIn(fresh, plan.find, start.echo) !== undefined) return answer("matched");
+    const bounds = { signal: ctx.signal, deadline };
+    if (plan.find && await matchIn(fresh, plan.find, start.echo, bounds)) return answer("matched");
     if (plan.quietMs !== undefined) {
       const beyond = next.length > before.length ||
         next.slice(0, -1).some((line, i) => line !== before[i]);

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { clipText, TEXT_LIMITS } from "../results.ts";
 import { parseCursor } from "../live/cursor.ts";
+import { firstMatch } from "../live/pattern_find.ts";
+import { type MatchBounds, matchInWorker } from "../live/pattern_pool.ts";
 import type { PaneStream } from "../live/stream.ts";
 import type { LiveEngine } from "../tmux/live_engine.ts";
 import type { ToolContext } from "../tool_types.ts";
@@ -87,8 +89,19 @@ export const PATTERN_LIMITS = {
   matchText: 1_024,
 } as const;
 
-/** Where a line matches (a UTF-16 index), or -1. */
-export type Find = (line: string) => number;
+/**
+ * Where a line matches (a UTF-16 index), or -1: at once in this thread, or a promise when the line
+ * is matched in a worker (docs/design.md §7.7 rule 10), which rejects with `cancelled` or
+ * `timeout` when `bounds` give it up, or `busy`.
+ */
+export type Find = (line: string, bounds: MatchBounds) => number | Promise<number>;
+
+/**
+ * The RE2 work (characters × instructions) a line may cost in this thread: ~0.1 µs a unit at
+ * worst on this machine's NFA, so about 25 ms. Lines up to the match-cut length stay here whatever
+ * the pattern (the test alone, usually the DFA); longer, costlier lines go to a worker.
+ */
+const IN_THREAD_COST = 262_144;
 
 /**
  * Compile an agent's pattern for matching lines here (patterns never reach tmux): literal by
@@ -102,12 +115,11 @@ export function compilePattern(
 ): Find {
   // A case-sensitive literal needs no automaton, and so no bound on its length.
   if (!options.regex && !options.ignoreCase) return (line) => line.indexOf(pattern);
+  const source = options.regex ? pattern : RE2JS.quote(pattern);
+  const flags = options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(
-      options.regex ? pattern : RE2JS.quote(pattern),
-      options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0,
-    );
+    re = RE2JS.compile(source, flags);
   } catch (error) {
     throw new ToolError(
       "invalid_arguments",
@@ -130,14 +142,13 @@ export function compilePattern(
       },
     );
   }
-  return (line) => {
-    // test() runs RE2's DFA when it can (far faster than the NFA behind a Matcher); only a line
-    // long enough to be cut around its match needs the match's position.
-    if (!re.test(line)) return -1;
-    if (line.length <= PATTERN_LIMITS.matchText) return 0;
-    const matcher = re.matcher(line);
-    return matcher.find() ? matcher.start() : -1;
-  };
+  // Only a line long enough to be cut around its match needs the match's position.
+  return (line, bounds) =>
+    line.length <= PATTERN_LIMITS.matchText
+      ? firstMatch(re, line, false)
+      : line.length * size <= IN_THREAD_COST
+      ? firstMatch(re, line, true)
+      : matchInWorker(source, flags, line, bounds);
 }
 
 /** A matched line, cut around the match (at `at`) when longer than the per-match limit. */

@@ -17,7 +17,15 @@ import { listPanes } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { hostField, pickShape } from "../rows.ts";
 import { defineTool } from "../tool_types.ts";
-import { compilePattern, matchText, PATTERN_LIMITS, sessionRefSchema, sleep } from "./common.ts";
+import type { MatchBounds } from "../live/pattern_pool.ts";
+import {
+  compilePattern,
+  type Find,
+  matchText,
+  PATTERN_LIMITS,
+  sessionRefSchema,
+  sleep,
+} from "./common.ts";
 
 /** Aggregate ceilings of one search. */
 const SEARCH_LIMITS = {
@@ -120,6 +128,7 @@ export const searchTools = [
       let timeLimitClamped = timedOut;
       let searched = 0;
       let sliceEnd = Date.now() + SLICE_MS;
+      const bounds = { signal: ctx.signal, deadline };
       outer: for (const item of items) {
         const text = texts.get(item.paneId);
         if (text === undefined) continue;
@@ -141,7 +150,11 @@ export const searchTools = [
             await sleep(0, ctx.signal, "the search was cancelled");
             sliceEnd = Date.now() + SLICE_MS;
           }
-          const at = find(lines[i]);
+          const at = await findOnTime(find, lines[i], bounds);
+          if (at === "late") {
+            timeLimitClamped = true;
+            break outer;
+          }
           if (at < 0) continue;
           const match = pickShape(matchSchema, {
             ...pane,
@@ -203,4 +216,14 @@ function planCaptures(
     items.push({ paneId: pane.paneId, historyRows });
   }
   return { items, lineLimitClamped };
+}
+
+/** Where `line` matches, or "late" when a worker still matched it at the deadline (§7.7 rule 10). */
+async function findOnTime(find: Find, line: string, bounds: MatchBounds): Promise<number | "late"> {
+  try {
+    return await find(line, bounds);
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "timeout") return "late";
+    throw error;
+  }
 }

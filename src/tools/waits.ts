@@ -21,6 +21,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { CURSOR_PATTERN, formatCursor } from "../live/cursor.ts";
 import { waitForLine } from "../live/line_wait.ts";
+import type { MatchBounds } from "../live/pattern_pool.ts";
 import { readScreen } from "../live/read.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
@@ -72,7 +73,7 @@ interface Hit {
  */
 function lineTests(
   args: { patterns: string[]; stop?: string[]; regex?: boolean; ignoreCase?: boolean },
-): ((line: string) => Hit | undefined)[] {
+): LineTest[] {
   const all = [...args.patterns, ...(args.stop ?? [])];
   const sizes = all.map(byteLength);
   if (sizes.some((n) => n > WAIT_LIMITS.patternBytes)) {
@@ -93,18 +94,25 @@ function lineTests(
   const options = { regex: args.regex ?? false, ignoreCase: args.ignoreCase ?? false };
   const success = args.patterns.map((p, i) => compilePattern(p, options, `patterns[${i}]`));
   const stop = (args.stop ?? []).map((p, i) => compilePattern(p, options, `stop[${i}]`));
+  const hit = (at: number, stopped: boolean, index: number) =>
+    at >= 0 ? { stopped, index, at } : undefined;
   const each = (finds: Find[], stopped: boolean) =>
-    finds.map((find, index) => (line: string): Hit | undefined => {
-      const at = find(line);
-      return at >= 0 ? { stopped, index, at } : undefined;
+    finds.map((find, index): LineTest => (line, bounds) => {
+      const at = find(line, bounds);
+      return at instanceof Promise
+        ? at.then((n) => hit(n, stopped, index))
+        : hit(at, stopped, index);
     });
   return [...each(stop, true), ...each(success, false)];
 }
 
-/** The first answer of `tests` on `line`. */
-function firstHit(tests: readonly ((line: string) => Hit | undefined)[], line: string) {
+/** One pattern's test of a line: at once, or later when a worker matches it (§7.7 rule 10). */
+type LineTest = (line: string, bounds: MatchBounds) => Hit | undefined | Promise<Hit | undefined>;
+
+/** The first answer of `tests` on `line`, the tests tried one after another. */
+async function firstHit(tests: readonly LineTest[], line: string, bounds: MatchBounds) {
   for (const test of tests) {
-    const hit = test(line);
+    const hit = await test(line, bounds);
     if (hit) return hit;
   }
   return undefined;
@@ -214,7 +222,8 @@ export const waitTools = [
       try {
         const live = ctx.live;
         if (!live) {
-          const test = (line: string) => firstHit(tests, line);
+          const bounds = { signal: ctx.signal, deadline: started + timeoutMs };
+          const test = (line: string) => firstHit(tests, line, bounds);
           return await polled(args, ctx, test, started + timeoutMs, answer, ticker.seen);
         }
         let stream;
@@ -298,7 +307,7 @@ export function newScreenLines(prev: readonly string[], next: readonly string[])
 async function polled<R>(
   args: { paneId: string; cursor?: string; includeScreen?: boolean; generation?: string },
   ctx: ToolContext,
-  test: (line: string) => Hit | undefined,
+  test: (line: string) => Promise<Hit | undefined>,
   deadline: number,
   answer: (
     outcome: Outcome,
@@ -327,10 +336,17 @@ async function polled<R>(
     missedRows: 0,
   };
   const seen: string[] = [];
-  const scan = (lines: string[], atEntry: boolean) => {
+  const scan = async (lines: string[], atEntry: boolean) => {
     for (const line of lines) {
       seen.push(line);
-      const hit = test(line);
+      let hit;
+      try {
+        hit = await test(line);
+      } catch (error) {
+        // A long line still being matched at the deadline: the wait timed out on it.
+        if (error instanceof ToolError && error.code === "timeout") return undefined;
+        throw error;
+      }
       if (hit) return { line, hit, atEntry };
     }
     const last = lines.findLast((l) => l !== "");
@@ -341,7 +357,7 @@ async function polled<R>(
     ...answer(outcome, found, seen.join("\n") + (seen.length > 0 ? "\n" : ""), pane),
     note,
   });
-  let found = args.includeScreen ? scan(first.lines, true) : undefined;
+  let found = args.includeScreen ? await scan(first.lines, true) : undefined;
   while (!found && Date.now() < deadline) {
     await sleep(Math.min(WAIT_LIMITS.pollMs, deadline - Date.now()), ctx.signal);
     let next;
@@ -356,7 +372,7 @@ async function polled<R>(
       throw error;
     }
     if (next.capture.generation !== pane.generation) return done("pane_died");
-    found = scan(newScreenLines(first.lines, next.lines), false);
+    found = await scan(newScreenLines(first.lines, next.lines), false);
     first = next;
   }
   if (found) return done(found.hit.stopped ? "stopped" : "matched", found);
