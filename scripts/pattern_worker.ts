@@ -3,7 +3,7 @@
  * src/live/pattern_worker.ts and re2js bundled by `deno bundle` (esbuild) into one script that
  * imports nothing, so the server starts it from a blob URL without read permission.
  *
- *   deno run -A scripts/pattern_worker.ts           # write src/live/pattern_worker_js.ts
+ *   deno task pattern-worker                        # write src/live/pattern_worker_js.ts
  *   deno run -A scripts/pattern_worker.ts --check   # exit 1 when the committed module is stale
  */
 
