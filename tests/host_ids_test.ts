@@ -1,7 +1,13 @@
 /** Host-qualified ids (src/server/host_ids.ts): table-driven, no tmux, no ssh. */
 import { assertEquals, assertThrows } from "./support/assert.ts";
 import { ToolError } from "../src/errors.ts";
-import { mergeListings, namesNoObject, planHost, qualifyResult } from "../src/server/host_ids.ts";
+import {
+  boundMerged,
+  mergeListings,
+  namesNoObject,
+  planHost,
+  qualifyResult,
+} from "../src/server/host_ids.ts";
 
 const REMOTES = new Set(["box1", "gpu-2"]);
 
@@ -99,4 +105,15 @@ Deno.test("namesNoObject: tools without a required id take host; batches never",
   assertEquals(namesNoObject(["paneId", "keys"], ["paneId", "keys"]), false);
   assertEquals(namesNoObject(["names", "paneId"], ["names"]), true);
   assertEquals(namesNoObject(["operations", "onError"], ["operations"]), false);
+});
+
+Deno.test("boundMerged: rows joined from several hosts keep one listing's bounds, disclosed", () => {
+  const rows = Array.from({ length: 1_200 }, (_, i) => ({ paneId: `%${i}` }));
+  const cut = boundMerged({ panes: rows, note: "host b: x" }, true);
+  assertEquals((cut.panes as unknown[]).length, 1_000);
+  assertEquals(cut.truncated, true);
+  assertEquals(cut.note, "host b: x; 200 more panes across hosts left out (at most 1000 rows)");
+  const matches = boundMerged({ matches: rows.slice(0, 1_001), panesSearched: 3 }, false);
+  assertEquals([(matches.matches as unknown[]).length, matches.truncated], [1_000, undefined]);
+  assertEquals(boundMerged({ panes: rows.slice(0, 3) }, true), { panes: rows.slice(0, 3) });
 });

@@ -5,10 +5,17 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { errorResult, successResult, type ToolResult } from "../results.ts";
+import { boundList, errorResult, LIST_LIMIT, successResult, type ToolResult } from "../results.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
 import { callTool, runTool } from "./call.ts";
-import { HOST_ARG, mergeListings, namesNoObject, planHost, qualifyResult } from "./host_ids.ts";
+import {
+  boundMerged,
+  HOST_ARG,
+  mergeListings,
+  namesNoObject,
+  planHost,
+  qualifyResult,
+} from "./host_ids.ts";
 
 /** The local host's name. */
 const LOCAL = "local";
@@ -85,7 +92,8 @@ async function across(
   if (failed.length === results.length || local?.code === "invalid_arguments") {
     return errorResult(local ?? onHost(failed[0].error!, failed[0].host));
   }
-  const data = mergeListings(results);
+  const shape = (spec.output as { shape?: Record<string, unknown> }).shape;
+  const data = boundMerged(mergeListings(results), shape !== undefined && "truncated" in shape);
   return successResult(data, spec.summarize?.(data));
 }
 

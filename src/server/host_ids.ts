@@ -9,6 +9,7 @@
  * session name.
  */
 import { ToolError } from "../errors.ts";
+import { boundList, LIST_LIMIT } from "../results.ts";
 
 /** Argument keys whose values name an object of one host (or an id of ours on one host). */
 const ARG_ID_KEYS: ReadonlySet<string> = new Set([
@@ -175,4 +176,25 @@ export function mergeListings(
   }
   if (notes.length) merged.note = notes.join("; ");
   return merged;
+}
+
+/**
+ * Joined rows under one listing's bounds again (each host's were bounded alone), what was cut said
+ * in `note` and, where the result has one, `truncated`.
+ */
+export function boundMerged(
+  data: Record<string, unknown>,
+  truncatable: boolean,
+): Record<string, unknown> {
+  const notes = data.note === undefined ? [] : [String(data.note)];
+  for (const [key, value] of Object.entries(data)) {
+    if (!Array.isArray(value)) continue;
+    const { rows, dropped } = boundList(value);
+    if (dropped === 0) continue;
+    data[key] = rows;
+    notes.push(`${dropped} more ${key} across hosts left out (at most ${LIST_LIMIT} rows)`);
+    if (truncatable) data.truncated = true;
+  }
+  if (notes.length) data.note = notes.join("; ");
+  return data;
 }
