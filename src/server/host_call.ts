@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
-import { boundList, errorResult, LIST_LIMIT, successResult, type ToolResult } from "../results.ts";
+import { errorResult, successResult, type ToolResult } from "../results.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
 import { callTool, runTool } from "./call.ts";
 import {
