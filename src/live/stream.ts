@@ -10,6 +10,14 @@ import { newStreamId, type ReadMark, ReadMemory } from "./cursor.ts";
 /** Output held while a stream is being seeded; past it the oldest is dropped (a seed race). */
 const PENDING_LIMIT = 1 << 20;
 
+/**
+ * Output held unapplied (lazy emulation, docs/design.md §7.2) is applied once this much waits, or
+ * when the terminal is read, or {@link APPLY_IDLE_MS} after it arrived: one write of a larger run
+ * lets the terminal skip more of the rows it would scroll away unread.
+ */
+const UNAPPLIED_LIMIT = 1 << 17;
+const APPLY_IDLE_MS = 50;
+
 /** Why a wait ended. */
 type WaitOutcome = "changed" | "timeout";
 
@@ -47,6 +55,10 @@ export class PaneStream {
   /** Number of the newest change dropped from {@link #pending} (-1: none). */
   #droppedThrough = -1;
   #emulator: PaneEmulator | undefined;
+  /** Output received for the seeded terminal but not yet applied to it. */
+  #unapplied: Uint8Array[] = [];
+  #unappliedBytes = 0;
+  #applyTimer: ReturnType<typeof setTimeout> | undefined;
   #seedRace = false;
   readonly #scrollback: number;
   readonly #reads = new ReadMemory();
@@ -75,8 +87,9 @@ export class PaneStream {
     return this.#changes;
   }
 
-  /** The pane's terminal, once seeded. */
+  /** The pane's terminal, once seeded, with all output received so far applied. */
   get emulator(): PaneEmulator | undefined {
+    this.#apply();
     return this.#emulator;
   }
 
@@ -95,8 +108,20 @@ export class PaneStream {
     if (bytes.length === 0 || this.#ended) return;
     this.#received += bytes.length;
     this.#changes++;
-    if (this.#emulator) {
+    if (this.#emulator && this.#taps.size > 0) {
       this.#write(this.#emulator, bytes);
+      this.#notify();
+      return;
+    }
+    if (this.#emulator) {
+      // Applied when read (or soon): a flood read once a chunk skips the rows it scrolls away.
+      this.#unapplied.push(bytes);
+      this.#unappliedBytes += bytes.length;
+      if (this.#unappliedBytes >= UNAPPLIED_LIMIT) this.#apply();
+      // A waiter reads the terminal as soon as it wakes; only output nobody waits for needs a timer.
+      else if (this.waiters === 0) {
+        this.#applyTimer ??= setTimeout(() => this.#apply(), APPLY_IDLE_MS);
+      }
       this.#notify();
       return;
     }
@@ -105,6 +130,7 @@ export class PaneStream {
 
   /** Let `tap` see the output from now on (see {@link OutputTap}). */
   tap(tap: OutputTap): void {
+    this.#apply(); // a tap sees only output received after it
     if (!this.#ended) this.#taps.add(tap);
   }
 
@@ -122,6 +148,7 @@ export class PaneStream {
   resize(cols: number, rows: number): boolean {
     if (this.#ended) return false;
     this.#changes++;
+    this.#apply();
     if (this.#emulator) {
       this.#emulator.resize(cols, rows);
       this.#notify();
@@ -133,7 +160,7 @@ export class PaneStream {
 
   /** Align the terminal's rows with tmux's cursor after a resize (see PaneEmulator.align). */
   align(cursorX: number, cursorY: number, cols: number, rows: number): void {
-    if (this.#emulator?.align(cursorX, cursorY, cols, rows)) this.#notify();
+    if (this.emulator?.align(cursorX, cursorY, cols, rows)) this.#notify();
   }
 
   /**
@@ -199,6 +226,7 @@ export class PaneStream {
   /** End the stream (pane gone, connection lost, expired): waiters fail with `reason`. */
   end(reason: ToolError): void {
     if (this.#ended) return;
+    this.#apply();
     this.#ended = reason;
     this.#pending = undefined;
     this.#reads.clear();
@@ -207,6 +235,28 @@ export class PaneStream {
     this.#emulator?.dispose();
     this.#emulator = undefined;
     for (const wake of [...this.#wake]) wake(reason);
+  }
+
+  /** Apply the output held unapplied, in one write (see {@link PaneEmulator.writeOutput}). */
+  #apply(): void {
+    if (this.#applyTimer !== undefined) {
+      clearTimeout(this.#applyTimer);
+      this.#applyTimer = undefined;
+    }
+    if (this.#unappliedBytes === 0 || !this.#emulator) return;
+    const chunks = this.#unapplied;
+    let bytes = chunks[0];
+    if (chunks.length > 1) {
+      bytes = new Uint8Array(this.#unappliedBytes);
+      let at = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, at);
+        at += chunk.length;
+      }
+    }
+    this.#unapplied = [];
+    this.#unappliedBytes = 0;
+    this.#emulator.writeOutput(bytes);
   }
 
   #hold(change: Change): void {
