@@ -108,6 +108,9 @@ export function oversize(paneId: string, cols: number, rows: number): ToolError 
   );
 }
 
+/** The longest single write to xterm: its parse buffer's initial length. */
+const WRITE_SLICE = 4096;
+
 /** A headless terminal fed one pane's output. */
 export class PaneEmulator {
   readonly #term: Terminal;
@@ -172,8 +175,17 @@ export class PaneEmulator {
 
   /** Apply output bytes (a UTF-8 sequence or escape split across calls is completed later). */
   write(data: Uint8Array | string): void {
-    this.#core.writeSync(data);
-    this.#rehook();
+    // xterm grows its parse buffer (4 bytes a unit, kept for good) to its longest write, up to
+    // 512 KiB: written in slices of its initial size, it stays at 16 KiB. A sequence, a UTF-8
+    // character or a surrogate pair cut between slices is completed by the next one.
+    for (let at = 0; at < data.length; at += WRITE_SLICE) {
+      this.#core.writeSync(
+        typeof data === "string"
+          ? data.slice(at, at + WRITE_SLICE)
+          : data.subarray(at, at + WRITE_SLICE),
+      );
+      this.#rehook();
+    }
   }
 
   /**
@@ -185,32 +197,37 @@ export class PaneEmulator {
    * and count afterwards is what writing it all gives (tests/emulator_skip_test.ts). Returns how
    * many bytes were only counted.
    */
-  writeOutput(bytes: Uint8Array): number {
-    const skip = this.#skippable(bytes);
+  writeOutput(chunks: readonly Uint8Array[]): number {
+    const skip = this.#skippable(chunks);
+    let left = skip?.offset ?? 0;
     if (skip) {
       this.write("\r");
       this.#trimmed += skip.rows;
-      bytes = bytes.subarray(skip.offset);
     }
-    this.write(bytes);
+    for (const chunk of chunks) {
+      if (left < chunk.length) this.write(left > 0 ? chunk.subarray(left) : chunk);
+      left = Math.max(0, left - chunk.length);
+    }
     return skip?.offset ?? 0;
   }
 
   /**
-   * Where plain text at the start of `bytes` may be cut: the last line start (after CR LF) below
-   * which the plain text still advances the cursor `rows + scrollback` times after the cursor is on
-   * the bottom row (so every row held afterwards is drawn by the rest alike), and how many
-   * rows (line feeds and wraps) the text before it advances. Undefined when nothing may be cut:
-   * xterm is inside a sequence, the alternate screen or a scroll region or insert mode is on, or
-   * autowrap is off.
+   * Where plain text at the start of `chunks` (one run of output) may be cut: the last line start
+   * (after CR LF) below which the plain text still advances the cursor `rows + scrollback` times
+   * after the cursor is on the bottom row (so every row held afterwards is drawn by the rest
+   * alike), and how many rows (line feeds and wraps) the text before it advances. Undefined when
+   * nothing may be cut: xterm is inside a sequence, the alternate screen or a scroll region or
+   * insert mode is on, or autowrap is off.
    */
-  #skippable(bytes: Uint8Array): { offset: number; rows: number } | undefined {
+  #skippable(chunks: readonly Uint8Array[]): { offset: number; rows: number } | undefined {
     const cols = this.#term.cols;
     const active = this.#core.buffers.active;
     // Rows scrolled in once both cursors (writing all, writing the rest) are on the bottom row.
     const atBottom = this.#buffers.active.cursorY === this.#term.rows - 1;
     const need = (atBottom ? 0 : this.#term.rows) + this.#term.rows + this.#scrollback;
-    if (bytes.length < need || this.alternate) return undefined;
+    let total = 0;
+    for (const chunk of chunks) total += chunk.length;
+    if (total < need || this.alternate) return undefined;
     const input = this.#core._inputHandler;
     const modes = this.#term.modes;
     if (
@@ -222,23 +239,27 @@ export class PaneEmulator {
     const starts: number[] = [];
     let x = active.x;
     let rows = 0;
-    for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i];
-      if (b >= 0x20 && b < 0x7f) {
-        if (x >= cols) {
-          rows++;
+    let base = 0;
+    scan: for (const bytes of chunks) {
+      for (let i = 0; i < bytes.length; i++) {
+        const b = bytes[i];
+        if (b >= 0x20 && b < 0x7f) {
+          if (x >= cols) {
+            rows++;
+            x = 0;
+          }
+          x++;
+        } else if (b === 0x0d) {
           x = 0;
+        } else if (b === 0x0a) {
+          rows++;
+          if (x >= cols) x = cols - 1;
+          if (x === 0) starts.push(base + i + 1, rows);
+        } else {
+          break scan;
         }
-        x++;
-      } else if (b === 0x0d) {
-        x = 0;
-      } else if (b === 0x0a) {
-        rows++;
-        if (x >= cols) x = cols - 1;
-        if (x === 0) starts.push(i + 1, rows);
-      } else {
-        break;
       }
+      base += bytes.length;
     }
     let cut: { offset: number; rows: number } | undefined;
     for (let k = 0; k < starts.length && rows - starts[k + 1] >= need; k += 2) {

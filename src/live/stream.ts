@@ -15,7 +15,7 @@ const PENDING_LIMIT = 1 << 20;
  * when the terminal is read, or {@link APPLY_IDLE_MS} after it arrived: one write of a larger run
  * lets the terminal skip more of the rows it would scroll away unread.
  */
-const UNAPPLIED_LIMIT = 1 << 17;
+const UNAPPLIED_LIMIT = 1 << 15;
 const APPLY_IDLE_MS = 50;
 
 /** Why a wait ended. */
@@ -237,7 +237,7 @@ export class PaneStream {
     for (const wake of [...this.#wake]) wake(reason);
   }
 
-  /** Apply the output held unapplied, in one write (see {@link PaneEmulator.writeOutput}). */
+  /** Apply the output held unapplied, as one run (see {@link PaneEmulator.writeOutput}). */
   #apply(): void {
     if (this.#applyTimer !== undefined) {
       clearTimeout(this.#applyTimer);
@@ -245,18 +245,9 @@ export class PaneStream {
     }
     if (this.#unappliedBytes === 0 || !this.#emulator) return;
     const chunks = this.#unapplied;
-    let bytes = chunks[0];
-    if (chunks.length > 1) {
-      bytes = new Uint8Array(this.#unappliedBytes);
-      let at = 0;
-      for (const chunk of chunks) {
-        bytes.set(chunk, at);
-        at += chunk.length;
-      }
-    }
     this.#unapplied = [];
     this.#unappliedBytes = 0;
-    this.#emulator.writeOutput(bytes);
+    this.#emulator.writeOutput(chunks);
   }
 
   #hold(change: Change): void {
