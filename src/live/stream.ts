@@ -18,6 +18,13 @@ const PENDING_LIMIT = 1 << 20;
 const UNAPPLIED_LIMIT = 1 << 15;
 const APPLY_IDLE_MS = 50;
 
+/**
+ * Waiters are woken at once by a change, then at most once per this many ms while changes keep
+ * coming (docs/design.md §7.2): a flood is read in a few large steps rather than one per pipe
+ * read, each of which rendered and matched the whole kept history again.
+ */
+const WAKE_INTERVAL_MS = 10;
+
 /** Why a wait ended. */
 type WaitOutcome = "changed" | "timeout";
 
@@ -63,6 +70,9 @@ export class PaneStream {
   readonly #scrollback: number;
   readonly #reads = new ReadMemory();
   #wake = new Set<(error?: ToolError) => void>();
+  /** When waiters were last woken (performance.now()), and the timer of a deferred wake. */
+  #wokeAt = -Infinity;
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #taps = new Set<OutputTap>();
   #ended: ToolError | undefined;
 
@@ -199,7 +209,9 @@ export class PaneStream {
 
   /**
    * Wait until the terminal changes (output applied, resize), `ms` pass, or `signal` aborts.
-   * Costs nothing while idle: it sleeps on the stream, which the control connection feeds.
+   * Costs nothing while idle: it sleeps on the stream, which the control connection feeds. While
+   * changes keep coming, a wake may come up to {@link WAKE_INTERVAL_MS} after its change; a change
+   * during the wait is never answered `timeout`.
    */
   waitForChange(ms: number, signal: AbortSignal): Promise<WaitOutcome> {
     if (this.#ended) return Promise.reject(this.#ended);
@@ -217,7 +229,9 @@ export class PaneStream {
       };
       const wake = (error?: ToolError) => done(error ?? "changed");
       const onAbort = () => done(new ToolError("cancelled", "the call was cancelled"));
-      const timer = setTimeout(() => done("timeout"), ms);
+      // A change whose wake is deferred (WAKE_INTERVAL_MS) still ends the wait as a change.
+      const from = this.#changes;
+      const timer = setTimeout(() => done(this.#changes !== from ? "changed" : "timeout"), ms);
       signal.addEventListener("abort", onAbort, { once: true });
       this.#wake.add(wake);
     });
@@ -234,6 +248,8 @@ export class PaneStream {
     this.#taps.clear();
     this.#emulator?.dispose();
     this.#emulator = undefined;
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
     for (const wake of [...this.#wake]) wake(reason);
   }
 
@@ -280,6 +296,16 @@ export class PaneStream {
   }
 
   #notify(): void {
+    if (this.#wakeTimer !== undefined || this.#wake.size === 0) return;
+    const since = performance.now() - this.#wokeAt;
+    if (since >= WAKE_INTERVAL_MS) return this.#wakeAll();
+    this.#wakeTimer = setTimeout(() => this.#wakeAll(), WAKE_INTERVAL_MS - since);
+  }
+
+  #wakeAll(): void {
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    this.#wokeAt = performance.now();
     for (const wake of [...this.#wake]) wake();
   }
 }
