@@ -72,6 +72,8 @@ export class PaneStream {
   #wake = new Set<(error?: ToolError) => void>();
   /** When waiters were last woken (performance.now()), and the timer of a deferred wake. */
   #wokeAt = -Infinity;
+  /** Notifications so far (changes, alignments, the seed), woken or deferred. */
+  #notified = 0;
   #wakeTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #taps = new Set<OutputTap>();
   #ended: ToolError | undefined;
@@ -227,11 +229,15 @@ export class PaneStream {
         if (outcome instanceof ToolError) reject(outcome);
         else resolve(outcome);
       };
-      const wake = (error?: ToolError) => done(error ?? "changed");
+      const wake = (error?: ToolError) => {
+        if (error) done(error);
+        else if (this.#notified !== from) done("changed");
+      };
       const onAbort = () => done(new ToolError("cancelled", "the call was cancelled"));
-      // A change whose wake is deferred (WAKE_INTERVAL_MS) still ends the wait as a change.
-      const from = this.#changes;
-      const timer = setTimeout(() => done(this.#changes !== from ? "changed" : "timeout"), ms);
+      // A change whose wake is deferred (WAKE_INTERVAL_MS) still ends the wait as a change, and a
+      // deferred wake for changes before the wait began does not end it.
+      const from = this.#notified;
+      const timer = setTimeout(() => done(this.#notified !== from ? "changed" : "timeout"), ms);
       signal.addEventListener("abort", onAbort, { once: true });
       this.#wake.add(wake);
     });
@@ -296,6 +302,7 @@ export class PaneStream {
   }
 
   #notify(): void {
+    this.#notified++;
     if (this.#wakeTimer !== undefined || this.#wake.size === 0) return;
     const since = performance.now() - this.#wokeAt;
     if (since >= WAKE_INTERVAL_MS) return this.#wakeAll();
