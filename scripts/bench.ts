@@ -835,9 +835,11 @@ async function slope(entry: string, n = 30) {
 /**
  * CPU of a FLOOD_MIB flood (issue 33): tmux alone (nobody follows the pane), then with the server
  * following it, the agent in wait_for_text on the flood's end marker. CPU seconds of the server
- * and of the tmux server, from /proc (the bench may read it; the server does not).
+ * and of the tmux server, from /proc (the bench may read it; the server does not). `"discard"`:
+ * a bare control client whose output goes to /dev/null follows instead, so what tmux spends on
+ * any control client that is sent every byte (escaping each into `%output`) is measured apart.
  */
-async function floodCpu(entry: string | undefined) {
+async function floodCpu(entry: string | undefined | "discard") {
   const bytes = FLOOD_MIB * 1_048_576;
   const pane = `sh -c 'read go; yes flood-line-of-text | head -c ${bytes}; echo FLOOD-END; ` +
     "exec cat'";
@@ -845,7 +847,20 @@ async function floodCpu(entry: string | undefined) {
   try {
     const tmuxPid = await fx.serverPid();
     let server: { client: Awaited<ReturnType<typeof connectStdio>>; pid: number } | undefined;
-    if (entry) {
+    let discard: Deno.ChildProcess | undefined;
+    if (entry === "discard") {
+      discard = new Deno.Command("tmux", {
+        args: ["-S", fx.socket, "-C", "attach", "-t", "=fc"],
+        clearEnv: true,
+        env: cleanEnv(),
+        stdin: "piped",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      while (!(await fx.tmux("list-clients", "-F", "#{client_pid}")).includes(`${discard.pid}`)) {
+        await sleep(50);
+      }
+    } else if (entry) {
       const stdio = await connectStdio(["-S", fx.socket], {}, entry);
       server = { client: stdio, pid: await serverPid(entry) };
       await stdio.client.callTool({ name: "capture_since", arguments: { paneId: "%0" } });
@@ -879,6 +894,10 @@ async function floodCpu(entry: string | undefined) {
     if (server) {
       await server.client.close();
       await exited(server.pid);
+    }
+    if (discard) {
+      await discard.stdin.close();
+      await discard.status;
     }
     return {
       seconds: round(seconds),
@@ -1014,14 +1033,26 @@ async function footprint() {
     if (ONLY.has("floodcpu")) {
       const alone = await floodCpu(undefined);
       const followed = await floodCpu(main);
+      const discarded = name === "now" ? await floodCpu("discard") : undefined;
       const extra = followed.oursCpu + Math.max(0, followed.tmuxCpu - alone.tmuxCpu);
       const ratio = extra / alone.tmuxCpu;
-      out[`floodcpu_${name}`] = { alone, followed, ratio: round(ratio), load: await load() };
+      out[`floodcpu_${name}`] = {
+        alone,
+        followed,
+        discarded,
+        ratio: round(ratio),
+        load: await load(),
+      };
       lines.push(
         `${name.padEnd(7)} flood ${FLOOD_MIB} MiB: server ${followed.oursCpu.toFixed(2)} s + ` +
           `tmux's extra ${(followed.tmuxCpu - alone.tmuxCpu).toFixed(2)} s against tmux alone ` +
           `${alone.tmuxCpu.toFixed(2)} s = ${ratio.toFixed(2)}x (goal ≤ 2: ` +
-          `${verdict(ratio, 2, "x")})`,
+          `${verdict(ratio, 2, "x")})` +
+          (discarded
+            ? `; tmux's extra for a control client discarding every byte: ` +
+              `${(discarded.tmuxCpu - alone.tmuxCpu).toFixed(2)} s = ` +
+              `${((discarded.tmuxCpu - alone.tmuxCpu) / alone.tmuxCpu).toFixed(2)}x on its own`
+            : ""),
       );
     }
     if (ONLY.has("guard")) {

@@ -11,7 +11,9 @@
  * Two xterm.js internals are used, both pinned with the exact package version in deno.json and
  * covered by tests/emulator_test.ts: `writeSync` (the public `write` parses on a timer, which
  * costs ~2 ms per wake-up under Deno), and the normal buffer's trim event (the public API does not
- * say how many rows left the scrollback).
+ * say how many rows left the scrollback). {@link PaneEmulator.writeOutput} also reads the parser's
+ * state, the UTF-8 decoder's pending bytes, the cursor column and the scroll region, to know when
+ * plain text may skip the rows it would only scroll away (docs/design.md §7.2).
  */
 import type { IBuffer, IBufferNamespace, IDisposable, Terminal } from "@xterm/headless";
 // The package's "module" field names a file it does not ship, which bundlers follow (`deno
@@ -26,12 +28,29 @@ const XTerminal = (headless as unknown as { Terminal: typeof Terminal }).Termina
 interface LineList {
   readonly length: number;
   onTrim(listener: (amount: number) => void): IDisposable;
+  /** A row, oldest first (what the public `getLine` wraps in a new object on every call). */
+  get(index: number): BufferRow | undefined;
+}
+
+/** One row of xterm's buffer, as far as this module reads it. */
+interface BufferRow {
+  readonly isWrapped: boolean;
+  translateToString(trimRight: boolean): string;
 }
 
 /** The internals this module reaches (see the header). */
 interface Core {
   writeSync(data: Uint8Array | string): void;
-  buffers: { normal: { lines: LineList } };
+  buffers: {
+    normal: { lines: LineList };
+    active: { x: number; scrollTop: number; scrollBottom: number };
+  };
+  _inputHandler: {
+    /** The escape sequence parser: state 0 is ground (no sequence under way). */
+    _parser: { currentState: number };
+    /** A UTF-8 sequence split across writes waits here (first byte 0: none). */
+    _utf8Decoder: { interim: Uint8Array };
+  };
 }
 
 /** tmux's rendering of a pane when its stream began, from the seeding capture. */
@@ -89,6 +108,9 @@ export function oversize(paneId: string, cols: number, rows: number): ToolError 
   );
 }
 
+/** The longest single write to xterm: its parse buffer's initial length. */
+const WRITE_SLICE = 4096;
+
 /** A headless terminal fed one pane's output. */
 export class PaneEmulator {
   readonly #term: Terminal;
@@ -105,11 +127,13 @@ export class PaneEmulator {
   #trimHook: IDisposable;
   /** Whether the stream has shown the program setting or resetting bracketed paste. */
   #pasteKnown = false;
+  readonly #scrollback: number;
 
   /** Throws `unsupported` (see {@link oversize}) for a size beyond {@link PANE_LIMITS}. */
   constructor(cols: number, rows: number, scrollback: number) {
     const refused = oversize("", cols, rows);
     if (refused) throw refused;
+    this.#scrollback = scrollback;
     this.#term = new XTerminal({
       cols,
       rows,
@@ -151,8 +175,97 @@ export class PaneEmulator {
 
   /** Apply output bytes (a UTF-8 sequence or escape split across calls is completed later). */
   write(data: Uint8Array | string): void {
-    this.#core.writeSync(data);
-    this.#rehook();
+    // xterm grows its parse buffer (4 bytes a unit, kept for good) to its longest write, up to
+    // 512 KiB: written in slices of its initial size, it stays at 16 KiB. A sequence, a UTF-8
+    // character or a surrogate pair cut between slices is completed by the next one.
+    for (let at = 0; at < data.length; at += WRITE_SLICE) {
+      this.#core.writeSync(
+        typeof data === "string"
+          ? data.slice(at, at + WRITE_SLICE)
+          : data.subarray(at, at + WRITE_SLICE),
+      );
+      this.#rehook();
+    }
+  }
+
+  /**
+   * Apply a pane's output, as {@link write}, but without drawing the rows it would scroll out of
+   * the terminal before anyone could read them (docs/design.md §7.2, lazy emulation): when the
+   * output starts with plain text (printable ASCII, CR, LF) and what follows a line start in it
+   * scrolls the whole terminal over by itself, the part before that line start is only
+   * counted — its rows are added to the trimmed ones — and the rest is written. Every row, cursor
+   * and count afterwards is what writing it all gives (tests/emulator_skip_test.ts). Returns how
+   * many bytes were only counted.
+   */
+  writeOutput(chunks: readonly Uint8Array[]): number {
+    const skip = this.#skippable(chunks);
+    let left = skip?.offset ?? 0;
+    if (skip) {
+      this.write("\r");
+      this.#trimmed += skip.rows;
+    }
+    for (const chunk of chunks) {
+      if (left < chunk.length) this.write(left > 0 ? chunk.subarray(left) : chunk);
+      left = Math.max(0, left - chunk.length);
+    }
+    return skip?.offset ?? 0;
+  }
+
+  /**
+   * Where plain text at the start of `chunks` (one run of output) may be cut: the last line start
+   * (after CR LF) below which the plain text still advances the cursor `rows + scrollback` times
+   * after the cursor is on the bottom row (so every row held afterwards is drawn by the rest
+   * alike), and how many rows (line feeds and wraps) the text before it advances. Undefined when
+   * nothing may be cut: xterm is inside a sequence, the alternate screen or a scroll region or
+   * insert mode is on, or autowrap is off.
+   */
+  #skippable(chunks: readonly Uint8Array[]): { offset: number; rows: number } | undefined {
+    const cols = this.#term.cols;
+    const active = this.#core.buffers.active;
+    // Rows scrolled in once both cursors (writing all, writing the rest) are on the bottom row.
+    const atBottom = this.#buffers.active.cursorY === this.#term.rows - 1;
+    const need = (atBottom ? 0 : this.#term.rows) + this.#term.rows + this.#scrollback;
+    let total = 0;
+    for (const chunk of chunks) total += chunk.length;
+    if (total < need || this.alternate) return undefined;
+    const input = this.#core._inputHandler;
+    const modes = this.#term.modes;
+    if (
+      input._parser.currentState !== 0 || input._utf8Decoder.interim[0] !== 0 ||
+      active.scrollTop !== 0 || active.scrollBottom !== this.#term.rows - 1 ||
+      !modes.wraparoundMode || modes.insertMode
+    ) return undefined;
+    // Line starts (offset after the LF, rows advanced before it), in order.
+    const starts: number[] = [];
+    let x = active.x;
+    let rows = 0;
+    let base = 0;
+    scan: for (const bytes of chunks) {
+      for (let i = 0; i < bytes.length; i++) {
+        const b = bytes[i];
+        if (b >= 0x20 && b < 0x7f) {
+          if (x >= cols) {
+            rows++;
+            x = 0;
+          }
+          x++;
+        } else if (b === 0x0d) {
+          x = 0;
+        } else if (b === 0x0a) {
+          rows++;
+          if (x >= cols) x = cols - 1;
+          if (x === 0) starts.push(base + i + 1, rows);
+        } else {
+          break scan;
+        }
+      }
+      base += bytes.length;
+    }
+    let cut: { offset: number; rows: number } | undefined;
+    for (let k = 0; k < starts.length && rows - starts[k + 1] >= need; k += 2) {
+      cut = { offset: starts[k], rows: starts[k + 1] };
+    }
+    return cut;
   }
 
   /**
@@ -272,18 +385,18 @@ export class PaneEmulator {
 
   /** Text of an absolute row of the normal screen, trailing blanks removed ("" when not held). */
   rowText(row: number): string {
-    return trimEnd(this.#normal.getLine(row - this.#trimmed)?.translateToString(true) ?? "");
+    return trimEnd(this.#row(row - this.#trimmed)?.translateToString(true) ?? "");
   }
 
   /** Whether an absolute row continues the row above it (the line wrapped there). */
   isWrapped(row: number): boolean {
-    return this.#normal.getLine(row - this.#trimmed)?.isWrapped ?? false;
+    return this.#row(row - this.#trimmed)?.isWrapped ?? false;
   }
 
   /** The last absolute row of the normal screen holding text (`firstRow - 1` when none does). */
   lastTextRow(): number {
     for (let i = this.#normal.length - 1; i >= 0; i--) {
-      if (trimEnd(this.#normal.getLine(i)?.translateToString(true) ?? "") !== "") {
+      if (trimEnd(this.#row(i)?.translateToString(true) ?? "") !== "") {
         return this.#trimmed + i;
       }
     }
@@ -297,7 +410,7 @@ export class PaneEmulator {
   text(from: number, to: number): string {
     let out = "";
     for (let row = Math.max(from, this.firstRow); row <= to; row++) {
-      const line = this.#normal.getLine(row - this.#trimmed);
+      const line = this.#row(row - this.#trimmed);
       if (!line) break;
       if (row > from && !line.isWrapped) out += "\n";
       const continues = row < to && this.isWrapped(row + 1);
@@ -310,6 +423,11 @@ export class PaneEmulator {
   dispose(): void {
     this.#trimHook.dispose();
     this.#term.dispose();
+  }
+
+  /** A row of the normal buffer by index (xterm's list wraps around, without a bounds check). */
+  #row(index: number): BufferRow | undefined {
+    return index >= 0 && index < this.#lines.length ? this.#lines.get(index) : undefined;
   }
 
   get #normal() {

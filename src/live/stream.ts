@@ -10,6 +10,21 @@ import { newStreamId, type ReadMark, ReadMemory } from "./cursor.ts";
 /** Output held while a stream is being seeded; past it the oldest is dropped (a seed race). */
 const PENDING_LIMIT = 1 << 20;
 
+/**
+ * Output held unapplied (lazy emulation, docs/design.md §7.2) is applied once this much waits, or
+ * when the terminal is read, or {@link APPLY_IDLE_MS} after it arrived: one write of a larger run
+ * lets the terminal skip more of the rows it would scroll away unread.
+ */
+const UNAPPLIED_LIMIT = 1 << 15;
+const APPLY_IDLE_MS = 50;
+
+/**
+ * Waiters are woken at once by a change, then at most once per this many ms while changes keep
+ * coming (docs/design.md §7.2): a flood is read in a few large steps rather than one per pipe
+ * read, each of which rendered and matched the whole kept history again.
+ */
+const WAKE_INTERVAL_MS = 10;
+
 /** Why a wait ended. */
 type WaitOutcome = "changed" | "timeout";
 
@@ -47,10 +62,19 @@ export class PaneStream {
   /** Number of the newest change dropped from {@link #pending} (-1: none). */
   #droppedThrough = -1;
   #emulator: PaneEmulator | undefined;
+  /** Output received for the seeded terminal but not yet applied to it. */
+  #unapplied: Uint8Array[] = [];
+  #unappliedBytes = 0;
+  #applyTimer: ReturnType<typeof setTimeout> | undefined;
   #seedRace = false;
   readonly #scrollback: number;
   readonly #reads = new ReadMemory();
   #wake = new Set<(error?: ToolError) => void>();
+  /** When waiters were last woken (performance.now()), and the timer of a deferred wake. */
+  #wokeAt = -Infinity;
+  /** Notifications so far (changes, alignments, the seed), woken or deferred. */
+  #notified = 0;
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #taps = new Set<OutputTap>();
   #ended: ToolError | undefined;
 
@@ -75,8 +99,9 @@ export class PaneStream {
     return this.#changes;
   }
 
-  /** The pane's terminal, once seeded. */
+  /** The pane's terminal, once seeded, with all output received so far applied. */
   get emulator(): PaneEmulator | undefined {
+    this.#apply();
     return this.#emulator;
   }
 
@@ -95,8 +120,20 @@ export class PaneStream {
     if (bytes.length === 0 || this.#ended) return;
     this.#received += bytes.length;
     this.#changes++;
-    if (this.#emulator) {
+    if (this.#emulator && this.#taps.size > 0) {
       this.#write(this.#emulator, bytes);
+      this.#notify();
+      return;
+    }
+    if (this.#emulator) {
+      // Applied when read (or soon): a flood read once a chunk skips the rows it scrolls away.
+      this.#unapplied.push(bytes);
+      this.#unappliedBytes += bytes.length;
+      if (this.#unappliedBytes >= UNAPPLIED_LIMIT) this.#apply();
+      // A waiter reads the terminal as soon as it wakes; only output nobody waits for needs a timer.
+      else if (this.waiters === 0) {
+        this.#applyTimer ??= setTimeout(() => this.#apply(), APPLY_IDLE_MS);
+      }
       this.#notify();
       return;
     }
@@ -105,6 +142,7 @@ export class PaneStream {
 
   /** Let `tap` see the output from now on (see {@link OutputTap}). */
   tap(tap: OutputTap): void {
+    this.#apply(); // a tap sees only output received after it
     if (!this.#ended) this.#taps.add(tap);
   }
 
@@ -122,6 +160,7 @@ export class PaneStream {
   resize(cols: number, rows: number): boolean {
     if (this.#ended) return false;
     this.#changes++;
+    this.#apply();
     if (this.#emulator) {
       this.#emulator.resize(cols, rows);
       this.#notify();
@@ -133,7 +172,7 @@ export class PaneStream {
 
   /** Align the terminal's rows with tmux's cursor after a resize (see PaneEmulator.align). */
   align(cursorX: number, cursorY: number, cols: number, rows: number): void {
-    if (this.#emulator?.align(cursorX, cursorY, cols, rows)) this.#notify();
+    if (this.emulator?.align(cursorX, cursorY, cols, rows)) this.#notify();
   }
 
   /**
@@ -172,7 +211,9 @@ export class PaneStream {
 
   /**
    * Wait until the terminal changes (output applied, resize), `ms` pass, or `signal` aborts.
-   * Costs nothing while idle: it sleeps on the stream, which the control connection feeds.
+   * Costs nothing while idle: it sleeps on the stream, which the control connection feeds. While
+   * changes keep coming, a wake may come up to {@link WAKE_INTERVAL_MS} after its change; a change
+   * during the wait is never answered `timeout`.
    */
   waitForChange(ms: number, signal: AbortSignal): Promise<WaitOutcome> {
     if (this.#ended) return Promise.reject(this.#ended);
@@ -188,9 +229,15 @@ export class PaneStream {
         if (outcome instanceof ToolError) reject(outcome);
         else resolve(outcome);
       };
-      const wake = (error?: ToolError) => done(error ?? "changed");
+      const wake = (error?: ToolError) => {
+        if (error) done(error);
+        else if (this.#notified !== from) done("changed");
+      };
       const onAbort = () => done(new ToolError("cancelled", "the call was cancelled"));
-      const timer = setTimeout(() => done("timeout"), ms);
+      // A change whose wake is deferred (WAKE_INTERVAL_MS) still ends the wait as a change, and a
+      // deferred wake for changes before the wait began does not end it.
+      const from = this.#notified;
+      const timer = setTimeout(() => done(this.#notified !== from ? "changed" : "timeout"), ms);
       signal.addEventListener("abort", onAbort, { once: true });
       this.#wake.add(wake);
     });
@@ -199,6 +246,7 @@ export class PaneStream {
   /** End the stream (pane gone, connection lost, expired): waiters fail with `reason`. */
   end(reason: ToolError): void {
     if (this.#ended) return;
+    this.#apply();
     this.#ended = reason;
     this.#pending = undefined;
     this.#reads.clear();
@@ -206,7 +254,22 @@ export class PaneStream {
     this.#taps.clear();
     this.#emulator?.dispose();
     this.#emulator = undefined;
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
     for (const wake of [...this.#wake]) wake(reason);
+  }
+
+  /** Apply the output held unapplied, as one run (see {@link PaneEmulator.writeOutput}). */
+  #apply(): void {
+    if (this.#applyTimer !== undefined) {
+      clearTimeout(this.#applyTimer);
+      this.#applyTimer = undefined;
+    }
+    if (this.#unappliedBytes === 0 || !this.#emulator) return;
+    const chunks = this.#unapplied;
+    this.#unapplied = [];
+    this.#unappliedBytes = 0;
+    this.#emulator.writeOutput(chunks);
   }
 
   #hold(change: Change): void {
@@ -239,6 +302,17 @@ export class PaneStream {
   }
 
   #notify(): void {
+    this.#notified++;
+    if (this.#wakeTimer !== undefined || this.#wake.size === 0) return;
+    const since = performance.now() - this.#wokeAt;
+    if (since >= WAKE_INTERVAL_MS) return this.#wakeAll();
+    this.#wakeTimer = setTimeout(() => this.#wakeAll(), WAKE_INTERVAL_MS - since);
+  }
+
+  #wakeAll(): void {
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    this.#wokeAt = performance.now();
     for (const wake of [...this.#wake]) wake();
   }
 }

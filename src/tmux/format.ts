@@ -76,7 +76,7 @@ export function rowFormat<K extends string>(tag: string, map: FieldMap<K>) {
           throw new Error(`row of ${tag} has ${row.fields.length} fields, want ${keys.length}`);
         }
         const record = {} as Record<K, string>;
-        keys.forEach((k, i) => record[k] = row.fields[i]);
+        for (let i = 0; i < keys.length; i++) record[keys[i]] = row.fields[i];
         out.push(record);
       }
       return out;

@@ -153,9 +153,12 @@ export async function snapshot(
   if (request.server) commands.push(["display-message", "-p", SERVER.template(sep)]);
   if (request.sessions) commands.push(["list-sessions", "-F", SESSIONS.template(sep)]);
   if (request.windows) commands.push(["list-windows", "-a", "-F", WINDOWS.template(sep)]);
+  // `list-panes -a` prints each pane once per session its window is linked into, so every window
+  // link is among its rows; a narrower listing needs them listed.
+  const allPanes = request.panes !== undefined && "all" in request.panes;
   if (request.panes) {
     commands.push(["list-panes", ...paneScopeArgs(request.panes), "-F", PANES.template(sep)]);
-    commands.push(["list-windows", "-a", "-F", LINKS.template(sep)]);
+    if (!allPanes) commands.push(["list-windows", "-a", "-F", LINKS.template(sep)]);
   }
   commands.push(["list-clients", "-F", CLIENTS.template(sep)]);
   const rows = parseRows(await ctx.runner.run(commands, { signal }), sep);
@@ -169,7 +172,9 @@ export async function snapshot(
     name: c.name,
     tty: c.tty,
   }));
-  const seen = watchers(clients, ctx.ownClientPids, LINKS.decode(rows));
+  const paneRows = PANES.decode(rows);
+  const links = allPanes ? paneRows : LINKS.decode(rows);
+  const seen = watchers(clients, ctx.ownClientPids, links);
   const watched = seen.people;
   const server = SERVER.decode(rows).map((s) => ({ ...s, pid: int(s.pid) }))[0];
   return {
@@ -184,7 +189,7 @@ export async function snapshot(
       activeWindowId: s.activeWindowId,
     })),
     windows: WINDOWS.decode(rows).map(decodeWindow),
-    panes: PANES.decode(rows).map((p) => {
+    panes: paneRows.map((p) => {
       const serverPid = int(p.serverPid);
       const panePid = int(p.panePid);
       const active = flag(p.active);
