@@ -24,6 +24,9 @@
  *   (floodcpu; /proc read by the bench), guarded send_keys among 51 panes against one spawn and
  *   list_panes against an MCP call touching no tmux plus tmux's control-mode listing (guard).
  *
+ * - Remote hosts (issue 31): a warm capture_pane and list_panes on a pane reached over ssh (a private
+ *   sshd on 127.0.0.1, scripts/bench_remote.ts) against the same calls locally, p50/p95.
+ *
  * BENCH_BASELINE=<path to another checkout's main.ts> measures that build the same way too (the
  * "before" column: e.g. the commit before rendered reads). Not a test: timings are not asserted.
  */
@@ -32,17 +35,18 @@ import { TmuxRunner } from "../src/tmux/command.ts";
 import { ControlClient } from "../src/tmux/control.ts";
 import { connectInProcess, connectStdio, MAIN, startPermissions } from "../tests/support/client.ts";
 import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
+import { remoteBench, type RemoteFigures, remoteTable } from "./bench_remote.ts";
 
 const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 40);
 const FLOOD_SECONDS = Number(Deno.env.get("BENCH_FLOOD_SECONDS") ?? 15);
 const BASELINE = Deno.env.get("BENCH_BASELINE");
 /**
  * Sections to run: any of latency, start, run, memory, flood, screenshot, and issue 33's
- * footprint figures slope, floodcpu, guard (comma-separated; all by default).
+ * footprint figures slope, floodcpu, guard, and remote (issue 31; comma-separated; all by default).
  */
 const ONLY = new Set(
   (Deno.env.get("BENCH_ONLY") ??
-    "latency,start,run,memory,flood,screenshot,slope,floodcpu,guard").split(","),
+    "latency,start,run,memory,flood,screenshot,slope,floodcpu,guard,remote").split(","),
 );
 /** MiB the floodcpu section prints. */
 const FLOOD_MIB = Number(Deno.env.get("BENCH_FLOOD_MIB") ?? 40);
@@ -769,6 +773,12 @@ if (ONLY.has("screenshot")) {
 }
 
 await footprint();
+
+if (ONLY.has("remote")) {
+  // Remote hosts (issue 31): a private sshd on 127.0.0.1 stands for the remote machine.
+  report.remote = await remoteBench(ITERATIONS * 2);
+  console.log(`\n${remoteTable(report.remote as RemoteFigures).join("\n")}`);
+}
 
 report.totalSeconds = round((performance.now() - started) / 1000);
 console.log(JSON.stringify(report));
