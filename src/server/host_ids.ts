@@ -8,7 +8,7 @@
  * never rewritten. tmux turns `:` in a session name into `_`, so `NAME:` never starts a local
  * session name.
  */
-import { ToolError } from "../errors.ts";
+import { preview, ToolError } from "../errors.ts";
 import { boundList, LIST_LIMIT } from "../results.ts";
 
 /** Argument keys whose values name an object of one host (or an id of ours on one host). */
@@ -41,6 +41,7 @@ const RESULT_ID_KEYS: ReadonlySet<string> = new Set([
   "cursor",
   "runId",
   "resolvedPaneIds",
+  "panesEnded",
 ]);
 
 /**
@@ -77,10 +78,9 @@ export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan 
   if (isRecord(args) && HOST_ARG in args) {
     const { [HOST_ARG]: host, ...others } = args;
     rest = others;
-    if (typeof host === "string") {
-      if (!known(host)) throw unknownHost(host, remotes);
-      named.add(host);
-    }
+    // Anything but a name is refused: dropping it would send the call to this machine.
+    if (typeof host !== "string" || !known(host)) throw unknownHost(host, remotes);
+    named.add(host);
   }
   const stripped = walkArgs(rest, (value) => {
     const m = QUALIFIED.exec(value);
@@ -135,9 +135,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function unknownHost(name: string, remotes: ReadonlySet<string>): ToolError {
+function unknownHost(name: unknown, remotes: ReadonlySet<string>): ToolError {
   const all = [LOCAL, ...remotes].join(", ");
-  return new ToolError("invalid_arguments", `no host is named ${JSON.stringify(name)}`, {
+  // The agent's value is echoed only in part: it may be long, or a secret passed by mistake.
+  const said = typeof name === "string"
+    ? `is named ${preview(name, 40)}`
+    : "is named by a non-string";
+  return new ToolError("invalid_arguments", `no host ${said}`, {
     hint: `Hosts: ${all}. Use the ids listings return (a remote one reads NAME:%3).`,
   });
 }

@@ -64,9 +64,12 @@ export class SshRig {
   /**
    * Start sshd and write the client config. Extra Host aliases: `unknown-key` (a known_hosts that
    * lacks the host key), `denied` (a user sshd refuses), `refused` (a port nothing listens on), and `silent` when `silentPort` is
-   * given (a listener of the test's that accepts TCP and never speaks SSH).
+   * given (a listener of the test's that accepts TCP and never speaks SSH). `forceCommand`, given
+   * the rig's directory, is sshd's `ForceCommand` (it runs `$SSH_ORIGINAL_COMMAND` itself).
    */
-  static async start(options: { silentPort?: number } = {}): Promise<SshRig> {
+  static async start(
+    options: { silentPort?: number; forceCommand?: (dir: string) => string } = {},
+  ): Promise<SshRig> {
     await ensureTestUser();
     // sshd refuses to start without its privilege separation directory (an empty dir it never
     // writes to); the package creates it at boot, a container may lack it.
@@ -84,7 +87,10 @@ export class SshRig {
     await Deno.chmod(`${dir}/authorized_keys`, 0o644);
     for (let attempt = 0;; attempt++) {
       const port = freePort();
-      await Deno.writeTextFile(`${dir}/sshd_config`, sshdConfig(dir, port));
+      await Deno.writeTextFile(
+        `${dir}/sshd_config`,
+        sshdConfig(dir, port, options.forceCommand?.(dir)),
+      );
       const sshd = new Deno.Command("/usr/sbin/sshd", {
         args: ["-D", "-e", "-f", `${dir}/sshd_config`],
         stdin: "null",
@@ -225,7 +231,7 @@ export class SshRig {
   }
 }
 
-function sshdConfig(dir: string, port: number): string {
+function sshdConfig(dir: string, port: number, forceCommand?: string): string {
   return [
     `Port ${port}`,
     "ListenAddress 127.0.0.1",
@@ -245,6 +251,8 @@ function sshdConfig(dir: string, port: number): string {
     "MaxSessions 64",
     "MaxStartups 64",
     "LogLevel ERROR",
+    // A test's stand-in for the remote login shell's start-up files ($SSH_ORIGINAL_COMMAND).
+    ...(forceCommand ? [`ForceCommand ${forceCommand}`] : []),
     "",
   ].join("\n");
 }

@@ -1,0 +1,154 @@
+/**
+ * The remote surface under hostile input (docs/design.md §5.15): qualified ids in every argument
+ * and result, grants per host, the remote login shell's noise, a remote tmux that is too old, and
+ * malformed `host` values. Skipped, with the reason, where sshd or root is missing.
+ */
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { askingClient, connectStdio, ok } from "./support/client.ts";
+import { TmuxFixture } from "./support/fixture.ts";
+import { TOOLS } from "../src/catalog.ts";
+import { ToolError } from "../src/errors.ts";
+import { planHost, qualifyResult } from "../src/server/host_ids.ts";
+import { z } from "zod";
+import { sshdMissing, SshRig } from "./support/sshd.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+
+const missing = await sshdMissing();
+const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
+
+/** What sshd runs for every command: DIR/force.sh, which a test rewrites (login-shell stand-in). */
+const FORCE = (dir: string) => `. ${dir}/force.sh`;
+const PLAIN = 'eval "$SSH_ORIGINAL_COMMAND"\n';
+
+const REMOTES = new Set(["m1"]);
+
+/** Output keys whose schema is an id's pattern (`^%\d+$`, `^@\d+$`, `^\$\d+$`), per tool. */
+function idKeys(schema: unknown, key = "", out = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) schema.forEach((s) => idKeys(s, key, out));
+  if (schema === null || typeof schema !== "object") return out;
+  const node = schema as Record<string, unknown>;
+  if (typeof node.pattern === "string" && /^\^\\?[%@$]/.test(node.pattern)) out.add(key);
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "properties") {
+      for (const [name, s] of Object.entries(v as object)) idKeys(s, name, out);
+    } else if (k !== "pattern") idKeys(v, key, out);
+  }
+  return out;
+}
+
+Deno.test("remote hostile: every result field whose schema is an id comes back qualified", () => {
+  const keys = new Set<string>();
+  for (const spec of TOOLS) {
+    idKeys(z.toJSONSchema(spec.output, { io: "output", unrepresentable: "any" }), "", keys);
+  }
+  // Found at all (the walk works): the listings' ids, and the teardown tools' ended panes.
+  for (const known of ["paneId", "windowId", "panesEnded"]) assert(keys.has(known), known);
+  for (const key of keys) {
+    assertEquals(qualifyResult({ [key]: "%1" }, "m1"), { [key]: "m1:%1" }, key);
+    assertEquals(qualifyResult({ [key]: ["%1"] }, "m1"), { [key]: ["m1:%1"] }, key);
+  }
+});
+
+Deno.test("remote hostile: a `host` that is not a name is refused, never sent to this machine", () => {
+  for (const host of [5, null, ["m1"], { name: "m1" }, true, "M1", "m1 ", "local:m1"]) {
+    const error = (() => {
+      try {
+        planHost({ host, name: "x" }, REMOTES);
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert(error instanceof ToolError, JSON.stringify(host));
+    assertEquals(error.code, "invalid_arguments");
+  }
+  // A long (or secret) name is echoed only in part.
+  const long = "s3cret-".repeat(1000);
+  try {
+    planHost({ host: long }, REMOTES);
+    throw new Error("accepted");
+  } catch (e) {
+    assert(e instanceof ToolError);
+    assert(e.message.length < 120, e.message);
+  }
+});
+
+async function setUp(options: { client?: Client; force?: string } = {}) {
+  const rig = await SshRig.start({ forceCommand: FORCE });
+  await Deno.writeTextFile(`${rig.dir}/force.sh`, options.force ?? PLAIN, { mode: 0o644 });
+  await Deno.chmod(`${rig.dir}/force.sh`, 0o644);
+  const local = await TmuxFixture.start({ session: "here" });
+  await rig.tmux(0, "-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24");
+  const args = [
+    "--socket-path",
+    local.socket,
+    "--ssh",
+    `m1=m1,socket-path=${rig.machines[0].socket}`,
+    "--ssh-config",
+    rig.config,
+    "--ssh-control-dir",
+    rig.controlDir,
+    "--toolsets",
+    "inspect,manage,execute,teardown",
+  ];
+  const server = await connectStdio(args, {}, undefined, options.client, "start:ssh");
+  return {
+    rig,
+    local,
+    server,
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      await local.tmux("kill-server").catch(() => {});
+      await rig.close();
+    },
+  };
+}
+
+Deno.test({
+  name: name("remote hostile: a grant for a remote pane is that host's, and outlives local calls"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    const questions: string[] = [];
+    const client = askingClient("person", (q) => {
+      questions.push(q.message);
+      return { action: "accept", content: { decision: "allow for this pane for 10 minutes" } };
+    });
+    await using env = await setUp({ client });
+    const { client: c } = env.server;
+    const detach = await env.rig.attachPerson(0, "work");
+    try {
+      await ok(c, "send_keys", { paneId: "m1:%0", keys: "echo one", enter: false });
+      assertEquals(questions.length, 1);
+      assertMatch(questions[0], /\bm1\b/);
+      // Local calls list the local server's panes: the remote grant is not theirs to end.
+      await ok(c, "send_keys", { paneId: "%0", keys: "echo here", enter: false });
+      await env.server.client.readResource({ uri: "tmux://capabilities" });
+      await ok(c, "send_keys", { paneId: "m1:%0", keys: " two", enter: false });
+      assertEquals(questions.length, 1, questions.join("\n---\n"));
+    } finally {
+      await detach();
+    }
+  },
+});
+
+Deno.test({
+  name: name("remote hostile: teardown results name the remote panes that ended"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const split = await ok<{ paneId: string }>(client, "split_window", {
+      paneId: "m1:%0",
+      direction: "right",
+    });
+    assertMatch(split.paneId, /^m1:%\d+$/);
+    const killed = await ok<{ panesEnded: string[] }>(client, "kill_pane", {
+      paneId: split.paneId,
+    });
+    assertEquals(killed.panesEnded, [split.paneId]);
+    // The local pane of the same number is untouched.
+    assertEquals(
+      (await ok<{ panes: unknown[] }>(client, "list_panes", { host: "local" })).panes.length,
+      1,
+    );
+  },
+});
