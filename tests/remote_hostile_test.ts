@@ -4,7 +4,7 @@
  * malformed `host` values. Skipped, with the reason, where sshd or root is missing.
  */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { askingClient, connectStdio, ok } from "./support/client.ts";
+import { askingClient, connectStdio, fails, ok } from "./support/client.ts";
 import { TmuxFixture } from "./support/fixture.ts";
 import { TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
@@ -72,7 +72,9 @@ Deno.test("remote hostile: a `host` that is not a name is refused, never sent to
   }
 });
 
-async function setUp(options: { client?: Client; force?: string } = {}) {
+export async function setUp(
+  options: { client?: Client; force?: string; extra?: string[] } = {},
+) {
   const rig = await SshRig.start({ forceCommand: FORCE });
   await Deno.writeTextFile(`${rig.dir}/force.sh`, options.force ?? PLAIN, { mode: 0o644 });
   await Deno.chmod(`${rig.dir}/force.sh`, 0o644);
@@ -89,6 +91,7 @@ async function setUp(options: { client?: Client; force?: string } = {}) {
     rig.controlDir,
     "--toolsets",
     "inspect,manage,execute,teardown",
+    ...options.extra ?? [],
   ];
   const server = await connectStdio(args, {}, undefined, options.client, "start:ssh");
   return {
@@ -150,5 +153,39 @@ Deno.test({
       (await ok<{ panes: unknown[] }>(client, "list_panes", { host: "local" })).panes.length,
       1,
     );
+  },
+});
+
+Deno.test({
+  name: name("remote hostile: the login shell's noise is never tmux's output nor our client's pid"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const detach = await env.rig.attachPerson(0, "work");
+    try {
+      const person = (await env.rig.tmux(0, "list-clients", "-F", "#{client_pid}")).trim();
+      assertMatch(person, /^\d+$/);
+      // Start-up files that print the line that once named our control client's pid: here the
+      // person's.
+      const force = `${env.rig.dir}/force.sh`;
+      await Deno.writeTextFile(force, `echo "tmux-mcp-client-pid ${person}"; echo x >&2\n${PLAIN}`);
+      const info = await ok<{ people: number }>(client, "get_server_info", { host: "m1" });
+      assertEquals(info.people, 1);
+      const refused = await fails(client, "send_keys", { paneId: "m1:%0", keys: "echo no" });
+      assertEquals(refused.code, "target_denied");
+      // And a version line: tmux's own answer is the one read.
+      await Deno.writeTextFile(force, `echo "tmux 2.1"\n${PLAIN}`);
+      const again = await ok<{ version: string }>(client, "get_server_info", { host: "m1" });
+      assertMatch(again.version, /^3\.\S+$/);
+    } finally {
+      await detach();
+    }
+    // Our own control clients (started behind that noise) are never taken for people.
+    await ok(client, "paste_text", { paneId: "m1:%0", text: "echo yes" });
+    const listed = await ok<{ panes: { isAttended: boolean }[] }>(client, "list_panes", {
+      host: "m1",
+    });
+    assertEquals(listed.panes.map((p) => p.isAttended), [false]);
   },
 });
