@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { askingClient, connectStdio, fails, ok } from "./support/client.ts";
-import { TmuxFixture } from "./support/fixture.ts";
+import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
 import { planHost, qualifyResult } from "../src/server/host_ids.ts";
@@ -187,5 +187,37 @@ Deno.test({
       host: "m1",
     });
     assertEquals(listed.panes.map((p) => p.isAttended), [false]);
+  },
+});
+
+/** Kill the rig's ssh masters (the connection drops; the remote tmux and its panes go on). */
+async function killMasters(rig: SshRig): Promise<number> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+  const masters = new TextDecoder().decode(out.stdout).split("\n")
+    .filter((line) => line.includes(rig.dir) && line.includes("ControlMaster=yes"));
+  for (const line of masters) Deno.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+  return masters.length;
+}
+
+Deno.test({
+  name: name("remote hostile: a run whose connection drops says the command may still run there"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const running = ok<{ outcome: string; note?: string }>(client, "run_shell_command", {
+      paneId: "m1:%0",
+      command: "sleep 30",
+      timeoutMs: 60_000,
+    });
+    const command = () => env.rig.tmux(0, "display", "-p", "-t", "%0", "#{pane_current_command}");
+    assert(await eventually(async () => (await command()).trim() === "sleep"), await command());
+    assert(await killMasters(env.rig) > 0);
+    const dropped = await running;
+    assertEquals(dropped.outcome, "server_gone");
+    assertMatch(dropped.note ?? "", /^host m1: .*may still be running/);
+    // It does: the remote pane still runs it, and the next call reaches the host again.
+    assertEquals((await command()).trim(), "sleep");
+    await ok(client, "capture_pane", { paneId: "m1:%0" });
   },
 });
