@@ -8,7 +8,7 @@ import { askingClient, connectStdio, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
-import { planHost, qualifyResult } from "../src/server/host_ids.ts";
+import { boundMerged, mergeListings, planHost, qualifyResult } from "../src/server/host_ids.ts";
 import { z } from "zod";
 import { sshdMissing, SshRig } from "./support/sshd.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
@@ -220,4 +220,20 @@ Deno.test({
     assertEquals((await command()).trim(), "sleep");
     await ok(client, "capture_pane", { paneId: "m1:%0" });
   },
+});
+
+Deno.test("remote hostile: rows joined across hosts and cut for size say so, not a row count", () => {
+  const row = (i: number) => ({ paneId: `%${i}`, title: "x".repeat(500) });
+  const merged = mergeListings([
+    { host: "local", data: { panes: [row(0)] } },
+    { host: "m1", data: { panes: Array.from({ length: 400 }, (_, i) => row(i)) } },
+  ]);
+  const cut = boundMerged(merged, true);
+  const kept = (cut.panes as unknown[]).length;
+  assert(kept < 401 && kept < 1000, String(kept));
+  assertEquals(cut.truncated, true);
+  assertEquals(
+    cut.note,
+    `${401 - kept} more panes across hosts left out (at most 131072 bytes of rows)`,
+  );
 });

@@ -9,7 +9,7 @@
  * session name.
  */
 import { preview, ToolError } from "../errors.ts";
-import { boundList, LIST_LIMIT } from "../results.ts";
+import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 
 /** Argument keys whose values name an object of one host (or an id of ours on one host). */
 const ARG_ID_KEYS: ReadonlySet<string> = new Set([
@@ -196,7 +196,10 @@ export function boundMerged(
     const { rows, dropped } = boundList(value);
     if (dropped === 0) continue;
     data[key] = rows;
-    notes.push(`${dropped} more ${key} across hosts left out (at most ${LIST_LIMIT} rows)`);
+    const bound = rows.length === LIST_LIMIT
+      ? `at most ${LIST_LIMIT} rows`
+      : `at most ${LIST_BYTES} bytes of rows`;
+    notes.push(`${dropped} more ${key} across hosts left out (${bound})`);
     if (truncatable) data.truncated = true;
   }
   if (notes.length) data.note = notes.join("; ");
