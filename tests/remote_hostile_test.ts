@@ -237,3 +237,31 @@ Deno.test("remote hostile: rows joined across hosts and cut for size say so, not
     `${401 - kept} more panes across hosts left out (at most 131072 bytes of rows)`,
   );
 });
+
+Deno.test({
+  name: name("remote hostile: one call cancelled during first contact does not fail the others"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    // First contact's `tmux -V` waits at the remote end until the test lets it go.
+    const gate = (dir: string) =>
+      `touch ${dir}/remote/arrived; while [ ! -e ${dir}/remote/go ]; do sleep 0.05; done\n` + PLAIN;
+    await using env = await setUp({ force: "" });
+    await Deno.writeTextFile(`${env.rig.dir}/force.sh`, gate(env.rig.dir));
+    const { client } = env.server;
+    const abort = new AbortController();
+    const first = client.callTool(
+      { name: "get_server_info", arguments: { host: "m1" } },
+      undefined,
+      {
+        signal: abort.signal,
+      },
+    ).catch((error) => error);
+    const second = ok<{ panes: unknown[] }>(client, "list_panes", { host: "m1" });
+    const arrived = () => Deno.stat(`${env.rig.dir}/remote/arrived`).then(() => true, () => false);
+    assert(await eventually(arrived), "first contact reached the remote shell");
+    abort.abort();
+    assert((await first) instanceof Error, "the first call was cancelled");
+    await Deno.writeTextFile(`${env.rig.dir}/remote/go`, "");
+    assertEquals((await second).panes.length, 1);
+  },
+});

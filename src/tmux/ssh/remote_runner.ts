@@ -84,14 +84,19 @@ export class RemoteProcesses implements TmuxStarter {
       );
     }
     if (this.#master.up && this.#version !== undefined) return Promise.resolve();
-    this.#ready ??= this.#connect(signal).finally(() => this.#ready = undefined);
-    return this.#ready;
+    // The attempt is shared, so no one caller's signal ends it (its own deadlines bound it): a
+    // caller that gives up leaves, and the others, and the next call, get what it finds.
+    if (!this.#ready) {
+      this.#ready = this.#connect().finally(() => this.#ready = undefined);
+      this.#ready.catch(() => {});
+    }
+    return leaveOnAbort(this.#ready, signal, this.#master.name);
   }
 
-  async #connect(signal?: AbortSignal): Promise<void> {
+  async #connect(): Promise<void> {
     try {
-      await this.#master.open(signal);
-      this.#version ??= await this.#checkVersion(signal);
+      await this.#master.open();
+      this.#version ??= await this.#checkVersion();
       this.#failure = undefined;
     } catch (error) {
       // Only a host that cannot be reached is backed off: a refused login or an old tmux is
@@ -189,6 +194,31 @@ export class RemoteProcesses implements TmuxStarter {
   get version(): string | undefined {
     return this.#version;
   }
+}
+
+/**
+ * `attempt`, or its caller's leaving when `signal` fires first: `timeout` when a deadline fired,
+ * else `cancelled` (the caller's own).
+ */
+function leaveOnAbort(
+  attempt: Promise<void>,
+  signal: AbortSignal | undefined,
+  name: string,
+): Promise<void> {
+  if (!signal) return attempt;
+  const left = () =>
+    signal.reason instanceof DOMException && signal.reason.name === "TimeoutError"
+      ? new ToolError("timeout", `host ${name}: still connecting over ssh`, {
+        hint: "Retry: the connection goes on being made.",
+        retryable: true,
+      })
+      : new ToolError("cancelled", "the call was cancelled");
+  if (signal.aborted) return Promise.reject(left());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(left());
+    signal.addEventListener("abort", onAbort, { once: true });
+    attempt.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /**
