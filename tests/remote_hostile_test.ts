@@ -72,7 +72,27 @@ Deno.test("remote hostile: a `host` that is not a name is refused, never sent to
   }
 });
 
-export async function setUp(
+Deno.test("remote hostile: with `host`, a plain id or session name (as rows show it) is that host's", () => {
+  assertEquals(planHost({ host: "m1", session: "work" }, REMOTES), {
+    host: "m1",
+    args: { session: "work" },
+  });
+  assertEquals(planHost({ host: "m1", target: "%0" }, REMOTES), {
+    host: "m1",
+    args: { target: "%0" },
+  });
+  // A prefix of another host still conflicts with it.
+  for (const args of [{ host: "m1", session: "local:work" }, { host: "local", paneId: "m1:%0" }]) {
+    try {
+      planHost(args, REMOTES);
+      throw new Error(`accepted ${JSON.stringify(args)}`);
+    } catch (e) {
+      assert(e instanceof ToolError && e.code === "invalid_arguments", String(e));
+    }
+  }
+});
+
+async function setUp(
   options: { client?: Client; force?: string; extra?: string[] } = {},
 ) {
   const rig = await SshRig.start({ forceCommand: FORCE });

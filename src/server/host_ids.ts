@@ -68,12 +68,14 @@ export interface HostPlan {
 
 /**
  * Strip host prefixes from a call's arguments and say which host they name. `remotes` are the
- * configured host names; a plain id names the local host. Refuses (`invalid_arguments`) an
+ * configured host names; a plain id names the host `host` names, else the local one. Refuses (`invalid_arguments`) an
  * unknown host and ids of two hosts in one call.
  */
 export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan {
   const named = new Set<string>();
   const known = (name: string) => name === LOCAL || remotes.has(name);
+  // `host` makes plain ids (and session names, as listing rows show them) that host's.
+  let plain = LOCAL;
   let rest = args;
   if (isRecord(args) && HOST_ARG in args) {
     const { [HOST_ARG]: host, ...others } = args;
@@ -81,11 +83,12 @@ export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan 
     // Anything but a name is refused: dropping it would send the call to this machine.
     if (typeof host !== "string" || !known(host)) throw unknownHost(host, remotes);
     named.add(host);
+    plain = host;
   }
   const stripped = walkArgs(rest, (value) => {
     const m = QUALIFIED.exec(value);
     if (!m) {
-      named.add(LOCAL);
+      named.add(plain);
       return value;
     }
     if (!known(m[1])) throw unknownHost(m[1], remotes);
