@@ -92,6 +92,22 @@ Deno.test("remote hostile: with `host`, a plain id or session name (as rows show
   }
 });
 
+Deno.test("remote hostile: a read batch takes no host of its own (its rows answer for theirs)", () => {
+  const batch = {
+    host: "m1",
+    operations: [{ tool: "get_pane_info", arguments: { paneId: "%0" } }],
+  };
+  try {
+    planHost(batch, REMOTES);
+    throw new Error("accepted");
+  } catch (e) {
+    assert(e instanceof ToolError && e.code === "invalid_arguments", String(e));
+  }
+  // Inside a row, host is that row's.
+  const rows = { operations: [{ tool: "list_panes", arguments: { host: "m1" } }] };
+  assertEquals(planHost(rows, REMOTES), { host: undefined, args: rows });
+});
+
 async function setUp(
   options: { client?: Client; force?: string; extra?: string[] } = {},
 ) {

@@ -79,6 +79,12 @@ export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan 
   let rest = args;
   if (isRecord(args) && HOST_ARG in args) {
     const { [HOST_ARG]: host, ...others } = args;
+    // Nested calls answer for their own hosts: one `host` over them would label their ids wrongly.
+    if (holdsNestedCalls(others)) {
+      throw new ToolError("invalid_arguments", "a batch of calls takes no host of its own", {
+        hint: "Put host (or NAME:%3 ids) in each row's arguments.",
+      });
+    }
     rest = others;
     // Anything but a name is refused: dropping it would send the call to this machine.
     if (typeof host !== "string" || !known(host)) throw unknownHost(host, remotes);
@@ -132,6 +138,13 @@ function walkArgs(value: unknown, edit: (id: string) => string, isId = false): u
       NESTED_CALLS.has(key) ? v : walkArgs(v, edit, ARG_ID_KEYS.has(key)),
     ]),
   );
+}
+
+/** Whether `value` holds a nested call's arguments anywhere (see {@link NESTED_CALLS}). */
+function holdsNestedCalls(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsNestedCalls);
+  if (!isRecord(value)) return false;
+  return Object.entries(value).some(([key, v]) => NESTED_CALLS.has(key) || holdsNestedCalls(v));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
