@@ -301,3 +301,69 @@ Deno.test({
     assertEquals((await second).panes.length, 1);
   },
 });
+
+Deno.test({
+  name: name(
+    "remote hostile: teardown, respawn and synchronize-panes are refused over a remote person",
+  ),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    await env.rig.tmux(0, "new-window", "-t", "work:");
+    const detach = await env.rig.attachPerson(0, "work");
+    try {
+      for (
+        const [tool, args] of [
+          ["set_synchronize_panes", { windowId: "m1:@1", enabled: true }],
+          ["kill_session", { session: "m1:work" }],
+          ["kill_window", { windowId: "m1:@1" }],
+          ["kill_pane", { paneId: "m1:%1" }],
+          ["respawn_pane", { paneId: "m1:%1", kill: true }],
+          ["select_window", { windowId: "m1:@0" }],
+        ] as const
+      ) {
+        const refused = await fails(client, tool, args);
+        assertEquals(refused.code, "target_denied", tool);
+        assert(/^host m1: a person is watching pane %1/.test(refused.message), refused.message);
+      }
+    } finally {
+      await detach();
+    }
+    // Nothing was done: the windows and the option are as they were.
+    assertEquals((await env.rig.tmux(0, "list-windows", "-F", "#{window_id}")).trim(), "@0\n@1");
+    assertEquals(
+      (await env.rig.tmux(0, "display-message", "-p", "-t", "%1", "#{pane_synchronized}")).trim(),
+      "0",
+    );
+  },
+});
+
+Deno.test({
+  name: name(
+    "remote hostile: a remote tmux older than 3.2, or none, is refused with the host named",
+  ),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const bin = `${env.rig.dir}/remote/bin`;
+    await Deno.mkdir(bin);
+    await Deno.chmod(bin, 0o755);
+    const fake = async (body: string) => {
+      await Deno.writeTextFile(`${bin}/tmux`, `#!/bin/sh\n${body}\n`);
+      await Deno.chmod(`${bin}/tmux`, 0o755);
+    };
+    await fake('[ "$1" = -V ] && { echo "tmux 2.9a"; exit 0; }; exec /usr/bin/tmux "$@"');
+    await Deno.writeTextFile(`${env.rig.dir}/force.sh`, `PATH=${bin}:$PATH\n${PLAIN}`);
+    const old = await fails(client, "capture_pane", { paneId: "m1:%0" });
+    assertEquals(old.code, "unsupported");
+    assertMatch(old.message, /^host m1 runs tmux 2\.9a; 3\.2 or newer/);
+    // A listing across hosts still answers, with a note naming the host.
+    const listed = await ok<{ panes: unknown[]; note?: string }>(client, "list_panes");
+    assertEquals(listed.panes.length, 1);
+    assertMatch(listed.note ?? "", /host m1 runs tmux 2\.9a/);
+    await fake("exit 127");
+    assertEquals((await fails(client, "get_server_info", { host: "m1" })).code, "tmux_not_found");
+  },
+});
