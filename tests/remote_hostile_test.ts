@@ -4,7 +4,7 @@
  * malformed `host` values. Skipped, with the reason, where sshd or root is missing.
  */
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
-import { askingClient, connectStdio, fails, ok } from "./support/client.ts";
+import { askingClient, call, connectStdio, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 import { TOOLS } from "../src/catalog.ts";
 import { ToolError } from "../src/errors.ts";
@@ -367,3 +367,48 @@ Deno.test({
     assertEquals((await fails(client, "get_server_info", { host: "m1" })).code, "tmux_not_found");
   },
 });
+
+Deno.test({
+  name: name("remote hostile: exiting while remote waits are pending leaves nothing of ours"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    const env = await setUp();
+    try {
+      const { client } = env.server;
+      const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "m1:%0" });
+      const waits = [
+        call(client, "wait_for_channel", { host: "m1", channel: "never", timeoutMs: 60_000 }),
+        call(client, "wait_for_text", {
+          paneId: "m1:%0",
+          patterns: ["never-printed"],
+          cursor,
+          timeoutMs: 60_000,
+        }),
+      ].map((p) => p.catch(() => undefined));
+      // The channel's waiter runs on the remote server before the server is told to exit.
+      const waiter = async () =>
+        (await ours(env.rig)).some((line) => line.includes("wait-for") && line.includes("never"));
+      assert(await eventually(waiter), (await ours(env.rig)).join("\n"));
+      await env.server.close();
+      await Promise.all(waits);
+      assert(
+        await eventually(async () => (await ours(env.rig)).length === 0),
+        (await ours(env.rig)).join("\n"),
+      );
+      assertEquals(await env.rig.tmux(0, "list-clients", "-F", "#{client_pid}"), "");
+      assertEquals(await Array.fromAsync(Deno.readDir(env.rig.controlDir)), []);
+    } finally {
+      await env.local.tmux("kill-server").catch(() => {});
+      await env.rig.close();
+    }
+  },
+});
+
+/** Our processes on either side: ssh clients and masters, and remote tmux clients of the rig. */
+async function ours(rig: SshRig): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((line) =>
+    line.includes(rig.dir) &&
+    (/^\s*\d+\s+(\S*\/)?ssh\s/.test(line) || /^\s*\d+\s+tmux .* (-C|wait-for)/.test(line))
+  );
+}
