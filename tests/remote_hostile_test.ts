@@ -412,3 +412,31 @@ async function ours(rig: SshRig): Promise<string[]> {
     (/^\s*\d+\s+(\S*\/)?ssh\s/.test(line) || /^\s*\d+\s+tmux .* (-C|wait-for)/.test(line))
   );
 }
+
+Deno.test({
+  name: name(
+    "remote hostile: a RemoteCommand and RequestTTY of the person's ssh config are not ours",
+  ),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    // What a tmux user often has for a host: attach to tmux on login, with a terminal.
+    const config = await Deno.readTextFile(env.rig.config);
+    await Deno.writeTextFile(
+      env.rig.config,
+      `${config}\nHost m1\n  RemoteCommand tmux new -A -s login\n  RequestTTY force\n`,
+    );
+    const { client } = env.server;
+    await ok(client, "send_keys", { paneId: "m1:%0", keys: "echo via-$((40+2))", enter: true });
+    const run = await ok<{ output: string }>(client, "run_shell_command", {
+      paneId: "m1:%0",
+      command: "echo ran-$((1+1))",
+      timeoutMs: 20_000,
+    });
+    assertEquals(run.output.trim(), "ran-2");
+    assertEquals(
+      (await env.rig.tmux(0, "list-sessions", "-F", "#{session_name}")).trim(),
+      "work",
+    );
+  },
+});
