@@ -440,3 +440,33 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: name(
+    "remote hostile: a hostile start directory reaches the remote tmux as one literal path",
+  ),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const canary = `${env.rig.dir}/remote/canary`;
+    // Were any of it shell syntax somewhere, the pane would start elsewhere (or not at all).
+    const dir = `${env.rig.dir}/remote/d $(echo a) 'q' \"r\" \`echo b\` #x;y`;
+    await Deno.mkdir(dir, { mode: 0o755 });
+    await Deno.chmod(dir, 0o755);
+    const made = await ok<{ startDirectory: string; sessionId: string }>(client, "create_session", {
+      host: "m1",
+      name: "hostile-dir",
+      startDirectory: dir,
+    });
+    assertEquals(made.startDirectory, dir);
+    assertMatch(made.sessionId, /^m1:\$\d+$/);
+    const missingDir = await fails(client, "create_session", {
+      host: "m1",
+      name: "nowhere",
+      startDirectory: `${dir}/$(touch ${canary})`,
+    });
+    assertEquals(missingDir.code, "invalid_arguments");
+    assertEquals(await Deno.stat(canary).then(() => true, () => false), false);
+  },
+});
