@@ -109,9 +109,11 @@ Deno.test("remote hostile: a read batch takes no host of its own (its rows answe
 });
 
 async function setUp(
-  options: { client?: Client; force?: string; extra?: string[] } = {},
+  options: { client?: Client; force?: string; extra?: string[]; sshd?: string[] } = {},
 ) {
-  const rig = await SshRig.start({ forceCommand: FORCE });
+  const rig = await SshRig.start({
+    sshdLines: (dir) => [`ForceCommand ${FORCE(dir)}`, ...options.sshd ?? []],
+  });
   await Deno.writeTextFile(`${rig.dir}/force.sh`, options.force ?? PLAIN, { mode: 0o644 });
   await Deno.chmod(`${rig.dir}/force.sh`, 0o644);
   const local = await TmuxFixture.start({ session: "here" });

@@ -64,11 +64,12 @@ export class SshRig {
   /**
    * Start sshd and write the client config. Extra Host aliases: `unknown-key` (a known_hosts that
    * lacks the host key), `denied` (a user sshd refuses), `refused` (a port nothing listens on), and `silent` when `silentPort` is
-   * given (a listener of the test's that accepts TCP and never speaks SSH). `forceCommand`, given
-   * the rig's directory, is sshd's `ForceCommand` (it runs `$SSH_ORIGINAL_COMMAND` itself).
+   * given (a listener of the test's that accepts TCP and never speaks SSH). `sshdLines`, given the
+   * rig's directory, come first in sshd's config (its first value of a keyword wins), e.g. a
+   * `ForceCommand` standing for the login shell's start-up files, or a smaller `MaxSessions`.
    */
   static async start(
-    options: { silentPort?: number; forceCommand?: (dir: string) => string } = {},
+    options: { silentPort?: number; sshdLines?: (dir: string) => string[] } = {},
   ): Promise<SshRig> {
     await ensureTestUser();
     // sshd refuses to start without its privilege separation directory (an empty dir it never
@@ -89,7 +90,7 @@ export class SshRig {
       const port = freePort();
       await Deno.writeTextFile(
         `${dir}/sshd_config`,
-        sshdConfig(dir, port, options.forceCommand?.(dir)),
+        sshdConfig(dir, port, options.sshdLines?.(dir) ?? []),
       );
       const sshd = new Deno.Command("/usr/sbin/sshd", {
         args: ["-D", "-e", "-f", `${dir}/sshd_config`],
@@ -231,8 +232,9 @@ export class SshRig {
   }
 }
 
-function sshdConfig(dir: string, port: number, forceCommand?: string): string {
+function sshdConfig(dir: string, port: number, first: string[]): string {
   return [
+    ...first,
     `Port ${port}`,
     "ListenAddress 127.0.0.1",
     `HostKey ${dir}/host_key`,
@@ -251,8 +253,6 @@ function sshdConfig(dir: string, port: number, forceCommand?: string): string {
     "MaxSessions 64",
     "MaxStartups 64",
     "LogLevel ERROR",
-    // A test's stand-in for the remote login shell's start-up files ($SSH_ORIGINAL_COMMAND).
-    ...(forceCommand ? [`ForceCommand ${forceCommand}`] : []),
     "",
   ].join("\n");
 }
