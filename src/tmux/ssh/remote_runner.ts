@@ -31,8 +31,9 @@ const NOT_FOUND = 127;
 export const BACKOFF_MS = 30_000;
 /**
  * The line the remote `sh` prints right before it becomes tmux: a mark with this process's own
- * random part (so the login shell's start-up files cannot print it ahead of us), then the pid that
- * `exec` hands to tmux. Whatever comes before it on stdout is the login shell's, never tmux's.
+ * random part (so the login shell's start-up files cannot print it ahead of us, short of reading
+ * the command they run), then the pid that `exec` hands to tmux. Whatever comes before it on
+ * stdout is the login shell's, never tmux's.
  */
 function markScript(mark: string): string {
   return `echo "${mark}$$"; exec "$@"`;
@@ -48,7 +49,7 @@ export class RemoteProcesses implements TmuxStarter {
   #version: string | undefined;
   #failure: { error: ToolError; at: number } | undefined;
   #ready: Promise<void> | undefined;
-  /** The mark of {@link markScript}: printable ASCII (quote.ts), unguessable from the remote side. */
+  /** The mark of {@link markScript}: printable ASCII (quote.ts), not known to the remote side ahead. */
   readonly #mark = `tmux-mcp-${crypto.randomUUID().replaceAll("-", "")} `;
 
   /** tmux on `master`'s host, over ssh processes from `spawner`. */
