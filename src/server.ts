@@ -167,11 +167,26 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
 
   // Grants belong to this session: another session's agent never inherits them (§6.11).
   const grants = new GrantBook(options.now);
+  // Each remote host's own: pane ids repeat across hosts, and a listing prunes its host's only.
+  const remoteGrants = new Map(
+    [...host.remotes.keys()].map((n) => [n, new GrantBook(options.now)]),
+  );
   // What this session started (a runId, §7.9) is redeemed only with this token.
   const owner = {};
   // Elicitation is the client's capability; the server declares nothing for it.
   const clientAnswers = () => server.getClientCapabilities()?.elicitation?.form !== undefined;
-  const session = { server, host, config, log, grants, owner, clientAnswers, tools, apps };
+  const session = {
+    server,
+    host,
+    config,
+    log,
+    grants,
+    remoteGrants,
+    owner,
+    clientAnswers,
+    tools,
+    apps,
+  };
   server.setRequestHandler(CallToolRequestSchema, callHandler(session));
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -208,6 +223,8 @@ interface SessionParts {
   config: Config;
   log: (message: string) => void;
   grants: GrantBook;
+  /** The grants for each remote host's panes (docs/design.md §5.15). */
+  remoteGrants: ReadonlyMap<string, GrantBook>;
   /** What this session started (a runId, §7.9) is redeemed only with this token. */
   owner: object;
   clientAnswers: () => boolean;
@@ -261,7 +278,7 @@ function callHandler(parts: SessionParts) {
         consent: new CallConsent({
           tool: target === host ? tool : `${tool} on host ${name}`,
           args,
-          grants,
+          grants: parts.remoteGrants.get(name) ?? grants,
           elicit: config.ask && parts.clientAnswers() ? elicitFor(parts, extra) : undefined,
           timeoutMs: config.askTimeoutMs,
         }),

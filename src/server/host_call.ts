@@ -69,8 +69,22 @@ export async function callOnHosts(
   if (host === LOCAL) return await callTool(spec, args, ctx, log);
   const outcome = await runTool(spec, args, ctx, log);
   if ("error" in outcome) return errorResult(onHost(outcome.error, host));
-  const data = qualifyResult(outcome.data, host);
+  const data = lostNote(spec, qualifyResult(outcome.data, host), host);
   return successResult(data, spec.summarize?.(data));
+}
+
+/**
+ * A remote `server_gone` outcome may be a dropped ssh connection rather than an exited tmux: what
+ * was typed there may still run, so a result that has a `note` says so.
+ */
+function lostNote<T>(spec: ToolSpec, data: T, host: string): T {
+  const shape = (spec.output as { shape?: Record<string, unknown> }).shape;
+  const record = data as Record<string, unknown>;
+  if (record?.outcome !== "server_gone" || shape === undefined || !("note" in shape)) return data;
+  const lost =
+    `host ${host}: the ssh connection or its tmux server was lost; what was typed there ` +
+    "may still be running (look again once the host answers)";
+  return { ...record, note: record.note === undefined ? lost : `${record.note}; ${lost}` } as T;
 }
 
 /** A listing on every host at once, joined; a host that fails is a note, unless all do. */

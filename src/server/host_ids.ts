@@ -8,8 +8,8 @@
  * never rewritten. tmux turns `:` in a session name into `_`, so `NAME:` never starts a local
  * session name.
  */
-import { ToolError } from "../errors.ts";
-import { boundList, LIST_LIMIT } from "../results.ts";
+import { preview, ToolError } from "../errors.ts";
+import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 
 /** Argument keys whose values name an object of one host (or an id of ours on one host). */
 const ARG_ID_KEYS: ReadonlySet<string> = new Set([
@@ -41,6 +41,7 @@ const RESULT_ID_KEYS: ReadonlySet<string> = new Set([
   "cursor",
   "runId",
   "resolvedPaneIds",
+  "panesEnded",
 ]);
 
 /**
@@ -67,25 +68,33 @@ export interface HostPlan {
 
 /**
  * Strip host prefixes from a call's arguments and say which host they name. `remotes` are the
- * configured host names; a plain id names the local host. Refuses (`invalid_arguments`) an
+ * configured host names; a plain id names the host `host` names, else the local one. Refuses (`invalid_arguments`) an
  * unknown host and ids of two hosts in one call.
  */
 export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan {
   const named = new Set<string>();
   const known = (name: string) => name === LOCAL || remotes.has(name);
+  // `host` makes plain ids (and session names, as listing rows show them) that host's.
+  let plain = LOCAL;
   let rest = args;
   if (isRecord(args) && HOST_ARG in args) {
     const { [HOST_ARG]: host, ...others } = args;
-    rest = others;
-    if (typeof host === "string") {
-      if (!known(host)) throw unknownHost(host, remotes);
-      named.add(host);
+    // Nested calls answer for their own hosts: one `host` over them would label their ids wrongly.
+    if (holdsNestedCalls(others)) {
+      throw new ToolError("invalid_arguments", "a batch of calls takes no host of its own", {
+        hint: "Put host (or NAME:%3 ids) in each row's arguments.",
+      });
     }
+    rest = others;
+    // Anything but a name is refused: dropping it would send the call to this machine.
+    if (typeof host !== "string" || !known(host)) throw unknownHost(host, remotes);
+    named.add(host);
+    plain = host;
   }
   const stripped = walkArgs(rest, (value) => {
     const m = QUALIFIED.exec(value);
     if (!m) {
-      named.add(LOCAL);
+      named.add(plain);
       return value;
     }
     if (!known(m[1])) throw unknownHost(m[1], remotes);
@@ -131,13 +140,24 @@ function walkArgs(value: unknown, edit: (id: string) => string, isId = false): u
   );
 }
 
+/** Whether `value` holds a nested call's arguments anywhere (see {@link NESTED_CALLS}). */
+function holdsNestedCalls(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsNestedCalls);
+  if (!isRecord(value)) return false;
+  return Object.entries(value).some(([key, v]) => NESTED_CALLS.has(key) || holdsNestedCalls(v));
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function unknownHost(name: string, remotes: ReadonlySet<string>): ToolError {
+function unknownHost(name: unknown, remotes: ReadonlySet<string>): ToolError {
   const all = [LOCAL, ...remotes].join(", ");
-  return new ToolError("invalid_arguments", `no host is named ${JSON.stringify(name)}`, {
+  // The agent's value is echoed only in part: it may be long, or a secret passed by mistake.
+  const said = typeof name === "string"
+    ? `is named ${preview(name, 40)}`
+    : "is named by a non-string";
+  return new ToolError("invalid_arguments", `no host ${said}`, {
     hint: `Hosts: ${all}. Use the ids listings return (a remote one reads NAME:%3).`,
   });
 }
@@ -192,7 +212,10 @@ export function boundMerged(
     const { rows, dropped } = boundList(value);
     if (dropped === 0) continue;
     data[key] = rows;
-    notes.push(`${dropped} more ${key} across hosts left out (at most ${LIST_LIMIT} rows)`);
+    const bound = rows.length === LIST_LIMIT
+      ? `at most ${LIST_LIMIT} rows`
+      : `at most ${LIST_BYTES} bytes of rows`;
+    notes.push(`${dropped} more ${key} across hosts left out (${bound})`);
     if (truncatable) data.truncated = true;
   }
   if (notes.length) data.note = notes.join("; ");

@@ -64,9 +64,13 @@ export class SshRig {
   /**
    * Start sshd and write the client config. Extra Host aliases: `unknown-key` (a known_hosts that
    * lacks the host key), `denied` (a user sshd refuses), `refused` (a port nothing listens on), and `silent` when `silentPort` is
-   * given (a listener of the test's that accepts TCP and never speaks SSH).
+   * given (a listener of the test's that accepts TCP and never speaks SSH). `sshdLines`, given the
+   * rig's directory, come first in sshd's config (its first value of a keyword wins), e.g. a
+   * `ForceCommand` standing for the login shell's start-up files, or a smaller `MaxSessions`.
    */
-  static async start(options: { silentPort?: number } = {}): Promise<SshRig> {
+  static async start(
+    options: { silentPort?: number; sshdLines?: (dir: string) => string[] } = {},
+  ): Promise<SshRig> {
     await ensureTestUser();
     // sshd refuses to start without its privilege separation directory (an empty dir it never
     // writes to); the package creates it at boot, a container may lack it.
@@ -84,7 +88,10 @@ export class SshRig {
     await Deno.chmod(`${dir}/authorized_keys`, 0o644);
     for (let attempt = 0;; attempt++) {
       const port = freePort();
-      await Deno.writeTextFile(`${dir}/sshd_config`, sshdConfig(dir, port));
+      await Deno.writeTextFile(
+        `${dir}/sshd_config`,
+        sshdConfig(dir, port, options.sshdLines?.(dir) ?? []),
+      );
       const sshd = new Deno.Command("/usr/sbin/sshd", {
         args: ["-D", "-e", "-f", `${dir}/sshd_config`],
         stdin: "null",
@@ -225,8 +232,9 @@ export class SshRig {
   }
 }
 
-function sshdConfig(dir: string, port: number): string {
+function sshdConfig(dir: string, port: number, first: string[]): string {
   return [
+    ...first,
     `Port ${port}`,
     "ListenAddress 127.0.0.1",
     `HostKey ${dir}/host_key`,

@@ -86,13 +86,17 @@ export function masterControlArgs(options: SshMasterOptions, op: "check" | "exit
 
 /**
  * Run `remote` (a string from src/tmux/ssh/quote.ts) on the host over the master. `auto`: when
- * the master has gone (idle past `ControlPersist`), this ssh becomes the new one.
+ * the master has gone (idle past `ControlPersist`), this ssh becomes the new one. The person's
+ * `RemoteCommand` for the host (`tmux new -A` on login is common) would refuse a command of ours,
+ * and `-T` overrides their `RequestTTY`.
  */
 export function remoteArgs(options: SshMasterOptions, remote: string): string[] {
   return [
     ...sshCommonArgs(options),
     "-o",
     "ControlMaster=auto",
+    "-o",
+    "RemoteCommand=none",
     "-T",
     "--",
     options.host.destination,

@@ -6,9 +6,10 @@
  *
  * Each call is one `ssh … -- DESTINATION 'exec sh -c …'` riding the master (src/tmux/ssh/quote.ts
  * says why that string is parsed the same by every login shell). The remote user's shell runs its
- * start-up files first, which may print to stderr: with a zero exit status that is noise and is
- * dropped; with tmux's failure, tmux's own message is the last line, which the classification
- * reads. Exit status 255 is ssh's own failure (tmux never exits 255), typed by
+ * start-up files first, which may print on both streams, so `sh` prints a mark line (a random part
+ * of ours, and the pid tmux will have) right before it becomes tmux: stdout before it is dropped,
+ * and stderr is noise with a zero exit status; with tmux's failure, tmux's own message is the last
+ * line, which the classification reads. Exit status 255 is ssh's own failure (tmux never exits 255), typed by
  * `classifySshFailure`.
  *
  * First contact opens the master and checks the host's tmux (at least {@link MIN_TMUX}). A host
@@ -28,14 +29,15 @@ const SSH_FAILED = 255;
 const NOT_FOUND = 127;
 /** How long an unreachable host is not tried again. */
 export const BACKOFF_MS = 30_000;
-/** The line a remote control client's shell prints before it becomes tmux (then its pid). */
-const PID_MARK = "tmux-mcp-client-pid ";
 /**
- * Run by `sh` before tmux: print the pid that `exec` hands to tmux, so the control client is
- * known as ours (docs/design.md §6.3) before it attaches. Printable ASCII only (quote.ts).
+ * The line the remote `sh` prints right before it becomes tmux: a mark with this process's own
+ * random part (so the login shell's start-up files cannot print it ahead of us, short of reading
+ * the command they run), then the pid that `exec` hands to tmux. Whatever comes before it on
+ * stdout is the login shell's, never tmux's.
  */
-const PID_SCRIPT = `echo "${PID_MARK}$$"; exec "$@"`;
-const MARK_BYTES = [...new TextEncoder().encode(PID_MARK)];
+function markScript(mark: string): string {
+  return `echo "${mark}$$"; exec "$@"`;
+}
 const NEWLINE = 0x0a;
 /** Login-shell noise skipped before that line, at most. */
 const MAX_NOISE_BYTES = 65_536;
@@ -47,6 +49,8 @@ export class RemoteProcesses implements TmuxStarter {
   #version: string | undefined;
   #failure: { error: ToolError; at: number } | undefined;
   #ready: Promise<void> | undefined;
+  /** The mark of {@link markScript}: printable ASCII (quote.ts), not known to the remote side ahead. */
+  readonly #mark = `tmux-mcp-${crypto.randomUUID().replaceAll("-", "")} `;
 
   /** tmux on `master`'s host, over ssh processes from `spawner`. */
   constructor(master: SshMaster, spawner: SshSpawner) {
@@ -59,9 +63,10 @@ export class RemoteProcesses implements TmuxStarter {
     return this.#master.name;
   }
 
-  /** The ssh argv that runs `tmux ARGS` on the host. */
+  /** The ssh argv that runs `tmux ARGS` on the host, after the mark line. */
   sshArgs(args: readonly string[]): string[] {
-    return remoteArgs(this.#master.options, remoteCommand(["tmux", ...args]));
+    const argv = ["sh", "-c", markScript(this.#mark), "sh", "tmux", ...args];
+    return remoteArgs(this.#master.options, remoteCommand(argv));
   }
 
   /**
@@ -80,14 +85,19 @@ export class RemoteProcesses implements TmuxStarter {
       );
     }
     if (this.#master.up && this.#version !== undefined) return Promise.resolve();
-    this.#ready ??= this.#connect(signal).finally(() => this.#ready = undefined);
-    return this.#ready;
+    // The attempt is shared, so no one caller's signal ends it (its own deadlines bound it): a
+    // caller that gives up leaves, and the others, and the next call, get what it finds.
+    if (!this.#ready) {
+      this.#ready = this.#connect().finally(() => this.#ready = undefined);
+      this.#ready.catch(() => {});
+    }
+    return leaveOnAbort(this.#ready, signal, this.#master.name);
   }
 
-  async #connect(signal?: AbortSignal): Promise<void> {
+  async #connect(): Promise<void> {
     try {
-      await this.#master.open(signal);
-      this.#version ??= await this.#checkVersion(signal);
+      await this.#master.open();
+      this.#version ??= await this.#checkVersion();
       this.#failure = undefined;
     } catch (error) {
       // Only a host that cannot be reached is backed off: a refused login or an old tmux is
@@ -126,10 +136,21 @@ export class RemoteProcesses implements TmuxStarter {
       throw classifySshFailure(this.#master.name, stderr, true, "possible");
     }
     if (out.code === NOT_FOUND) throw tmuxMissing(this.#master.name);
-    // Login-shell noise with a zero status is not tmux's: drop it.
+    // What the login shell printed before the mark is not tmux's (on stdout: never; on stderr:
+    // with a zero status).
+    const found = findMarkLine(out.stdout, this.#mark);
+    if (found === undefined) {
+      throw new ToolError(
+        "tmux_failed",
+        `host ${this.#master.name}: the remote shell never started tmux`,
+        {
+          hint: `Check that \`ssh ${this.#master.name} tmux -V\` prints only tmux's version.`,
+        },
+      );
+    }
     return {
       success: out.success,
-      stdout: out.stdout,
+      stdout: out.stdout.subarray(found.rest),
       stderr: out.success ? new Uint8Array() : out.stderr,
     };
   }
@@ -141,12 +162,12 @@ export class RemoteProcesses implements TmuxStarter {
    */
   async control(args: string[], signal?: AbortSignal): Promise<ControlChild> {
     await this.ready(signal);
-    const remote = remoteCommand(["sh", "-c", PID_SCRIPT, "sh", "tmux", ...args]);
+    const remote = remoteCommand(["sh", "-c", markScript(this.#mark), "sh", "tmux", ...args]);
     const process = this.#spawner.child(remoteArgs(this.#master.options, remote), {
       stdin: "piped",
       stderr: "null",
     });
-    const { stream, pid } = afterPidLine(process.stdout);
+    const { stream, pid } = afterMarkLine(process.stdout, this.#mark);
     return { process, stdout: stream, clientPid: pid };
   }
 
@@ -177,11 +198,37 @@ export class RemoteProcesses implements TmuxStarter {
 }
 
 /**
- * The control stream after the pid line, and the pid. Whatever the login shell printed before it
- * is dropped (at most {@link MAX_NOISE_BYTES}); a stream that ends first rejects the pid.
+ * `attempt`, or its caller's leaving when `signal` fires first: `timeout` when a deadline fired,
+ * else `cancelled` (the caller's own).
  */
-function afterPidLine(
+function leaveOnAbort(
+  attempt: Promise<void>,
+  signal: AbortSignal | undefined,
+  name: string,
+): Promise<void> {
+  if (!signal) return attempt;
+  const left = () =>
+    signal.reason instanceof DOMException && signal.reason.name === "TimeoutError"
+      ? new ToolError("timeout", `host ${name}: still connecting over ssh`, {
+        hint: "Retry: the connection goes on being made.",
+        retryable: true,
+      })
+      : new ToolError("cancelled", "the call was cancelled");
+  if (signal.aborted) return Promise.reject(left());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(left());
+    signal.addEventListener("abort", onAbort, { once: true });
+    attempt.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * The control stream after the mark line, and the pid it names. Whatever the login shell printed
+ * before it is dropped (at most {@link MAX_NOISE_BYTES}); a stream that ends first rejects the pid.
+ */
+function afterMarkLine(
   source: ReadableStream<Uint8Array>,
+  mark: string,
 ): { stream: ReadableStream<Uint8Array>; pid: Promise<number> } {
   const pid = Promise.withResolvers<number>();
   pid.promise.catch(() => {});
@@ -193,7 +240,7 @@ function afterPidLine(
         const joined = new Uint8Array(head.length + chunk.length);
         joined.set(head);
         joined.set(chunk, head.length);
-        const found = findPidLine(joined);
+        const found = findMarkLine(joined, mark);
         if (found === undefined) {
           if (joined.length > MAX_NOISE_BYTES) {
             pid.reject(new ToolError("tmux_failed", "the remote shell never started tmux"));
@@ -215,9 +262,9 @@ function afterPidLine(
   return { stream, pid: pid.promise };
 }
 
-/** The pid line in `bytes` (at its start or after a newline): its pid and where the rest starts. */
-function findPidLine(bytes: Uint8Array): { pid: number; rest: number } | undefined {
-  const mark = MARK_BYTES;
+/** The mark line in `bytes` (at its start or after a newline): its pid and where the rest starts. */
+function findMarkLine(bytes: Uint8Array, text: string): { pid: number; rest: number } | undefined {
+  const mark = [...new TextEncoder().encode(text)];
   for (let at = 0; at + mark.length <= bytes.length; at++) {
     if (at > 0 && bytes[at - 1] !== NEWLINE) continue;
     if (!mark.every((byte, i) => bytes[at + i] === byte)) continue;
