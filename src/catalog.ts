@@ -11,6 +11,7 @@ import {
   TOOLSET_NAMES,
   TOOLSETS,
 } from "./config.ts";
+import { CURSOR_PATTERN } from "./live/cursor.ts";
 import { errorSchema } from "./results.ts";
 import { PROSE_FREE } from "./tools/common.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
@@ -190,7 +191,8 @@ export function inputJsonSchema(
   effective: readonly ToolSpec[] = TOOLS,
 ): Record<string, unknown> {
   const schema = spec.advertisedInput?.(effective) ?? spec.input;
-  return withoutSafeIntegerBounds(jsonSchema(schema, "input")) as Record<string, unknown>;
+  const json = withoutSafeIntegerBounds(jsonSchema(schema, "input"));
+  return (spec.remoteIds ? hostedIds(json) : json) as Record<string, unknown>;
 }
 
 /** The advertised success schema of a tool (no error variant). */
@@ -200,14 +202,17 @@ export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
 }
 
 /**
- * Id patterns of results, which with remote hosts also match their qualified ids (`box1:%3`,
- * §5.15); without, results keep the exact contract.
+ * Patterns of ids (and cursors) that a remote host qualifies (`box1:%3`, §5.15): with remote hosts
+ * configured, the schemas advertised accept the prefix (the edge strips it before the tool's own
+ * schema checks the id); without, they keep the exact contract. `(\S+:)?` is the shortest form:
+ * the edge refuses an unknown host, and each of these patterns sits in many schemas.
  */
-const HOSTED_ID_PATTERNS: Readonly<Record<string, string>> = {
-  "^%\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?%\\d+$",
-  "^@\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?@\\d+$",
-  "^\\$\\d+$": "^(?:[a-z][a-z0-9-]{0,31}:)?\\$\\d+$",
-};
+const QUALIFIABLE: ReadonlySet<string> = new Set([
+  "^%\\d+$",
+  "^@\\d+$",
+  "^\\$\\d+$",
+  CURSOR_PATTERN.source,
+]);
 
 function hostedIds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(hostedIds);
@@ -215,8 +220,8 @@ function hostedIds(schema: unknown): unknown {
   return Object.fromEntries(
     Object.entries(schema).map(([key, value]) => [
       key,
-      key === "pattern" && typeof value === "string" && value in HOSTED_ID_PATTERNS
-        ? HOSTED_ID_PATTERNS[value]
+      key === "pattern" && typeof value === "string" && QUALIFIABLE.has(value)
+        ? `^(\\S+:)?${value.slice(1)}`
         : hostedIds(value),
     ]),
   );

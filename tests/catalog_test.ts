@@ -8,7 +8,15 @@ import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectInProcess, fails, ok } from "./support/client.ts";
 import { TmuxFixture } from "./support/fixture.ts";
 import { catalogSizes } from "../scripts/catalog.ts";
-import { effectiveTools, SURFACE, TOOLS } from "../src/catalog.ts";
+import {
+  effectiveTools,
+  inputJsonSchema,
+  successJsonSchema,
+  SURFACE,
+  TOOLS,
+} from "../src/catalog.ts";
+import { hostSurface } from "../src/server/host_call.ts";
+import type { ToolSpec } from "../src/tool_types.ts";
 import { DEFAULT_TOOLSETS, parseConfig, TOOLSETS } from "../src/config.ts";
 import { serverInstructions } from "../src/server.ts";
 import { z } from "zod";
@@ -104,6 +112,31 @@ Deno.test("two remote hosts grow the catalog and instructions by at most 1,500 b
       encoder.encode(serverInstructions(names)).length;
     assert(grown > 0 && grown <= 1_500, `${toolsets.join(",")}: +${grown} bytes`);
   }
+});
+
+Deno.test("with remote hosts, advertised id and cursor patterns take a host prefix; without, none", () => {
+  const capture = TOOLS.find((t) => t.name === "capture_since")!;
+  const [hosted] = hostSurface([capture], ["box1"]);
+  const pattern = (spec: ToolSpec, key: string) =>
+    new RegExp(
+      (inputJsonSchema(spec).properties as Record<string, { pattern: string }>)[key].pattern,
+    );
+  const cursor = "ltxc1.0123456789abcdef0123456789abcdef.7";
+  assert(pattern(hosted, "paneId").test("box1:%3") && pattern(hosted, "paneId").test("%3"));
+  assert(pattern(hosted, "cursor").test(`box1:${cursor}`));
+  assert(
+    !pattern(capture, "paneId").test("box1:%3") &&
+      !pattern(capture, "cursor").test(`box1:${cursor}`),
+  );
+  const rows = successJsonSchema(
+    hostSurface([TOOLS.find((t) => t.name === "list_panes")!], ["b"])[0],
+  );
+  const paneId = (rows.properties as Record<
+    string,
+    { items: { properties: Record<string, { pattern: string }> } }
+  >)
+    .panes.items.properties.paneId;
+  assert(new RegExp(paneId.pattern).test("b:%3"), "results accept them too");
 });
 
 Deno.test("--toolsets inspect,manage,execute (or LIBTMUX_TOOLSETS) is the whole former default; core combines", () => {

@@ -66,7 +66,13 @@ Deno.test("qualifyResult: ids of the answering host gain its name; text and symb
   const data = {
     paneId: "%3",
     resolvedPaneIds: ["%3", "%4"],
-    rows: [{ windowId: "@1", sessionId: "$0", sessionName: "%5", activePaneId: "%3" }],
+    rows: [{
+      windowId: "@1",
+      sessionId: "$0",
+      sessionName: "build",
+      windowName: "%5",
+      activePaneId: "%3",
+    }],
     text: "%3 is here",
     cursor: "ltxc1.ab.0",
     [attached]: [1],
@@ -77,7 +83,8 @@ Deno.test("qualifyResult: ids of the answering host gain its name; text and symb
   assertEquals(out.rows, [{
     windowId: "box1:@1",
     sessionId: "box1:$0",
-    sessionName: "%5",
+    sessionName: "box1:build",
+    windowName: "%5",
     activePaneId: "box1:%3",
   }]);
   assertEquals([out.text, out.cursor, out[attached]], ["%3 is here", "box1:ltxc1.ab.0", [1]]);

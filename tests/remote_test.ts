@@ -73,8 +73,15 @@ Deno.test({
     assertEquals(note, undefined);
     const byHost = (host?: string) => rows.filter((r) => r.host === host);
     assertEquals(byHost(undefined).map((r) => [r.paneId, r.sessionName]), [["%0", "here"]]);
-    assertEquals(byHost("m1").map((r) => [r.paneId, r.sessionName]), [["m1:%0", "work"]]);
-    assertEquals(byHost("m2").map((r) => [r.paneId, r.sessionName]), [["m2:%0", "other"]]);
+    assertEquals(byHost("m1").map((r) => [r.paneId, r.sessionName]), [["m1:%0", "m1:work"]]);
+    assertEquals(byHost("m2").map((r) => [r.paneId, r.sessionName]), [["m2:%0", "m2:other"]]);
+    // A session name copied from a remote row reaches that host's session.
+    const windows = await ok<{ windows: { windowId: string; sessionName: string }[] }>(
+      env.server.client,
+      "list_windows",
+      { session: byHost("m2")[0].sessionName },
+    );
+    assertEquals(windows.windows.map((w) => [w.windowId, w.sessionName]), [["m2:@0", "m2:other"]]);
     const sessions = await ok<{ sessions: { sessionId: string; host?: string }[] }>(
       env.server.client,
       "list_sessions",

@@ -36,6 +36,9 @@ const RESULT_ID_KEYS: ReadonlySet<string> = new Set([
   "otherPaneId",
   "windowId",
   "sessionId",
+  // A session name is a reference too (`box1:build`): copied back from a row, it must reach that
+  // host's session, never a local one of the same name.
+  "sessionName",
   "activePaneId",
   "activeWindowId",
   "cursor",
