@@ -294,3 +294,22 @@ Deno.test("fidelity: a stream started under a full-screen program restores the s
     },
   });
 });
+
+Deno.test("fidelity: rows added with the cursor above the bottom come back from the history", async () => {
+  await scene(async ({ fx, type, shows, same, stream, script }) => {
+    // The cursor is left five rows above the bottom; `cat` prints nothing on a resize.
+    const up = await script("up.sh", "seq 1 40; printf 'UP-DONE\\n\\033[5A'; exec cat\n");
+    await type(`sh ${up}`, "Enter");
+    await shows("UP-DONE");
+    await same("printed");
+    const sizes = [[60, 14], [45, 14], [45, 18], [35, 21], [70, 24], [30, 10], [80, 45]];
+    for (const [x, y] of sizes) {
+      await fx.tmux("resize-window", "-t", "@0", "-x", String(x), "-y", String(y));
+      assert(
+        await eventually(() => stream.emulator!.cols === x && stream.emulator!.rows === y),
+        `the emulator followed the resize to ${x}x${y}`,
+      );
+      await same(`resized to ${x}x${y}`);
+    }
+  });
+});

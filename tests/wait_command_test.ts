@@ -199,12 +199,19 @@ Deno.test("wait_for_command: a command interrupted with C-c has an end that cann
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     const pane = await bashPane(fx);
+    // One program holds the line, never ending by itself: a loop of short sleeps would leave bash
+    // in the foreground between them, where a C-c racing a fork can be lost and the loop go on.
     const first = await ok<Ended>(client, "run_shell_command", {
       paneId: pane,
-      command: held(`${fx.dir}/never`, "echo not-reached"),
+      command: "echo begun; sleep 100000; echo not-reached",
       timeoutMs: 300,
     });
     assertEquals(first.outcome, "timeout");
+    // C-c only once `sleep` has the terminal, so it is what the key interrupts.
+    assert(
+      await eventually(async () => (await fx.display(pane, "#{pane_current_command}")) === "sleep"),
+      "sleep in the foreground",
+    );
     await ok(client, "send_keys", { paneId: pane, keys: "C-c", enter: false });
     // bash drops the rest of the line, end frame included: no end will come.
     let refusal;

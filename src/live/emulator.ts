@@ -8,12 +8,13 @@
  * scrolled off the top of the bounded scrollback keep counting, so a number stays attached to the
  * same row while the pane prints (docs/design.md §7.3).
  *
- * Two xterm.js internals are used, both pinned with the exact package version in deno.json and
- * covered by tests/emulator_test.ts: `writeSync` (the public `write` parses on a timer, which
- * costs ~2 ms per wake-up under Deno), and the normal buffer's trim event (the public API does not
- * say how many rows left the scrollback). {@link PaneEmulator.writeOutput} also reads the parser's
- * state, the UTF-8 decoder's pending bytes, the cursor column and the scroll region, to know when
- * plain text may skip the rows it would only scroll away (docs/design.md §7.2).
+ * Three xterm.js internals are used, all pinned with the exact package version in deno.json and
+ * covered by tests/emulator_test.ts and tests/fidelity_test.ts: `writeSync` (the public `write`
+ * parses on a timer, which costs ~2 ms per wake-up under Deno), the normal buffer's trim event (the
+ * public API does not say how many rows left the scrollback), and its cursor row (see
+ * {@link PaneEmulator.resize}). {@link PaneEmulator.writeOutput} also reads the parser's state, the
+ * UTF-8 decoder's pending bytes, the cursor column and the scroll region, to know when plain text
+ * may skip the rows it would only scroll away (docs/design.md §7.2).
  */
 import type { IBuffer, IBufferNamespace, IDisposable, Terminal } from "@xterm/headless";
 // The package's "module" field names a file it does not ship, which bundlers follow (`deno
@@ -42,7 +43,8 @@ interface BufferRow {
 interface Core {
   writeSync(data: Uint8Array | string): void;
   buffers: {
-    normal: { lines: LineList };
+    /** `y`: the cursor's row on the screen; `ybase`: rows of scrollback above the screen. */
+    normal: { lines: LineList; y: number; ybase: number };
     active: { x: number; scrollTop: number; scrollBottom: number };
   };
   _inputHandler: {
@@ -277,8 +279,23 @@ export class PaneEmulator {
     // Never grown past the bound: the stream is ended with this error instead.
     const refused = oversize("", cols, rows);
     if (refused) throw refused;
+    if (rows > this.#term.rows && !this.alternate) this.#grow(rows);
     this.#term.resize(cols, rows);
     this.#rehook();
+  }
+
+  /**
+   * Add rows as tmux does (docs/design.md §7.2), before any reflow, as tmux orders them: tmux pulls
+   * rows back from its history wherever the cursor is, while xterm.js does so only with the cursor
+   * on the bottom row and otherwise adds blank rows below. So the cursor is put on the bottom row
+   * for xterm's resize, then moved down by the rows that came back.
+   */
+  #grow(rows: number): void {
+    const buffer = this.#core.buffers.normal;
+    const { y, ybase } = buffer;
+    buffer.y = this.#term.rows - 1;
+    this.#term.resize(this.#term.cols, rows);
+    buffer.y = y + (ybase - buffer.ybase);
   }
 
   /**

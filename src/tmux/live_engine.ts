@@ -67,6 +67,8 @@ export class LiveEngine implements LiveStatus {
   readonly #endedWhy = new Map<string, ToolError>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /** Our detaches in flight: an attach waits for them (see {@link LiveEngine.#detach}). */
+  readonly #detaching = new Set<Promise<void>>();
   /**
    * The busy marks: commands run_shell_command framed that are still running, per pane
    * (docs/design.md §6.12). A marked pane's stream is kept while the mark lasts.
@@ -232,28 +234,31 @@ export class LiveEngine implements LiveStatus {
     const pending = this.#opening.get(sessionId);
     if (pending) return await pending;
     this.#makeRoom();
-    const opening = ControlClient.open(this.#runner, sessionId, {
-      // Ours from the moment it exists, so it never counts as a person, not even briefly.
-      onSpawn: (pid) => this.#ownPids.add(pid),
-      onExit: (pid) => this.#ownPids.delete(pid),
-      onOutput: (paneId, bytes) => {
-        const stream = this.#byPane.get(paneId);
-        if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.receive(bytes);
-      },
-      onLayout: (windowId, panes) => this.#layout(sessionId, windowId, panes),
-      onWindowClose: (windowId) => {
-        for (const stream of this.#fedBy(sessionId)) {
-          if (stream.windowId === windowId) this.#recheck(stream);
-        }
-      },
-      onSubscription: (name, paneId) => {
-        const stream = this.#byPane.get(paneId);
-        if (name === PID_SUBSCRIPTION && stream && this.#fedBy(sessionId).includes(stream)) {
-          this.#recheck(stream);
-        }
-      },
-      onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
-    }).then(async (client) => {
+    const detached = Promise.all(this.#detaching);
+    const opening = detached.then(() =>
+      ControlClient.open(this.#runner, sessionId, {
+        // Ours from the moment it exists, so it never counts as a person, not even briefly.
+        onSpawn: (pid) => this.#ownPids.add(pid),
+        onExit: (pid) => this.#ownPids.delete(pid),
+        onOutput: (paneId, bytes) => {
+          const stream = this.#byPane.get(paneId);
+          if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.receive(bytes);
+        },
+        onLayout: (windowId, panes) => this.#layout(sessionId, windowId, panes),
+        onWindowClose: (windowId) => {
+          for (const stream of this.#fedBy(sessionId)) {
+            if (stream.windowId === windowId) this.#recheck(stream);
+          }
+        },
+        onSubscription: (name, paneId) => {
+          const stream = this.#byPane.get(paneId);
+          if (name === PID_SUBSCRIPTION && stream && this.#fedBy(sessionId).includes(stream)) {
+            this.#recheck(stream);
+          }
+        },
+        onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
+      })
+    ).then(async (client) => {
       if (this.#closed) {
         await client.close();
         throw new ToolError("server_gone", "the live engine is closed");
@@ -286,7 +291,20 @@ export class LiveEngine implements LiveStatus {
     this.#connections.delete(sessionId);
     const error = evicted(this.#options.maxConnections);
     for (const stream of this.#streamsOf(connection.client)) this.#end(stream, error);
-    connection.client.close().catch(() => {});
+    this.#detach(connection);
+  }
+
+  /**
+   * Detach a connection once the attaches in flight are done, and hold later attaches back until
+   * its client process has exited, so tmux has seen it gone before anything a later client sends
+   * (docs/design.md §7.4): tmux 3.3a sends `%client-detached` to every control client, also to
+   * one still identifying, which has no control state yet, and the server crashes.
+   */
+  #detach(connection: Connection): void {
+    const attaching = [...this.#opening.values()].map((p) => p.catch(() => {}));
+    const done = Promise.all(attaching).then(() => connection.client.close()).catch(() => {});
+    this.#detaching.add(done);
+    done.finally(() => this.#detaching.delete(done));
   }
 
   #streamsOf(client: ControlClient): PaneStream[] {
@@ -408,7 +426,7 @@ export class LiveEngine implements LiveStatus {
       if (now - connection.idleSince >= this.#options.idleCloseMs) {
         // The pid stays registered as ours until the process has exited (onExit).
         this.#connections.delete(sessionId);
-        connection.client.close().catch(() => {});
+        this.#detach(connection);
       }
     }
   }

@@ -1,0 +1,59 @@
+/**
+ * An evicted connection has detached before the next one attaches (docs/design.md §7.4): tmux
+ * 3.3a sends `%client-detached` to every control client, also to one still identifying, and the
+ * server crashes. Our client process must have exited before the next is started: tmux then sees
+ * the first gone before anything the second sends.
+ */
+import { assert, assertEquals } from "./support/assert.ts";
+import { connectInProcess, ok } from "./support/client.ts";
+import { eventually, TmuxFixture } from "./support/fixture.ts";
+
+/** Our control clients of this fixture's server running now: pid and the session attached. */
+async function controlClients(fx: TmuxFixture): Promise<{ pid: number; session: string }[]> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .map((line) => line.trim().match(/^(\d+) (.*) -C attach -E -t (\$\d+)$/))
+    .filter((m): m is RegExpMatchArray => m !== null && m[2].includes(fx.socket))
+    .map((m) => ({ pid: Number(m[1]), session: m[3] }));
+}
+
+Deno.test("the cap's evicted connection has exited before the next one attaches", async () => {
+  await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
+  await fx.tmux("new-session", "-d", "-s", "s1", "cat");
+  const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
+  const { client, close } = await connectInProcess(["-S", fx.socket], {}, { maxConnections: 1 });
+  let first: number | undefined;
+  try {
+    await ok(client, "capture_since", { paneId: panes[0] });
+    const [only] = await controlClients(fx);
+    assertEquals(only?.session, "$0");
+    first = only.pid;
+    // Stopped, it cannot exit when told to detach: only the close's bound (a kill) ends it.
+    Deno.kill(first, "SIGSTOP");
+    const next = ok(client, "capture_since", { paneId: panes[1] });
+    next.catch(() => {});
+    let seen: { pid: number; session: string }[] = [];
+    assert(
+      await eventually(async () =>
+        (seen = await controlClients(fx)).some((c) => c.session === "$1")
+      ),
+      "the next connection attached",
+    );
+    assertEquals(
+      seen.map((c) => c.session),
+      ["$1"],
+      "the evicted client had exited when the next one started",
+    );
+    await next;
+  } finally {
+    // Killed by the close's bound when the fix holds; resumed otherwise, so it can exit.
+    if (first !== undefined) {
+      try {
+        Deno.kill(first, "SIGCONT");
+      } catch {
+        // already gone
+      }
+    }
+    await close();
+  }
+});
