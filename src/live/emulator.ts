@@ -17,6 +17,8 @@
  * may skip the rows it would only scroll away (docs/design.md §7.2).
  */
 import type { IBuffer, IBufferNamespace, IDisposable, Terminal } from "@xterm/headless";
+import { plainCut } from "./plain_cut.ts";
+import { defaultTabs, screenBytes } from "./seed_bytes.ts";
 // The package's "module" field names a file it does not ship, which bundlers follow (`deno
 // bundle` fails): its ESM build is imported by path; the types above are the package's own.
 import * as headless from "@xterm/headless/lib-headless/xterm-headless.mjs";
@@ -237,37 +239,7 @@ export class PaneEmulator {
       active.scrollTop !== 0 || active.scrollBottom !== this.#term.rows - 1 ||
       !modes.wraparoundMode || modes.insertMode
     ) return undefined;
-    // Line starts (offset after the LF, rows advanced before it), in order.
-    const starts: number[] = [];
-    let x = active.x;
-    let rows = 0;
-    let base = 0;
-    scan: for (const bytes of chunks) {
-      for (let i = 0; i < bytes.length; i++) {
-        const b = bytes[i];
-        if (b >= 0x20 && b < 0x7f) {
-          if (x >= cols) {
-            rows++;
-            x = 0;
-          }
-          x++;
-        } else if (b === 0x0d) {
-          x = 0;
-        } else if (b === 0x0a) {
-          rows++;
-          if (x >= cols) x = cols - 1;
-          if (x === 0) starts.push(base + i + 1, rows);
-        } else {
-          break scan;
-        }
-      }
-      base += bytes.length;
-    }
-    let cut: { offset: number; rows: number } | undefined;
-    for (let k = 0; k < starts.length && rows - starts[k + 1] >= need; k += 2) {
-      cut = { offset: starts[k], rows: starts[k + 1] };
-    }
-    return cut;
+    return plainCut(chunks, active.x, cols, need);
   }
 
   /**
@@ -474,21 +446,4 @@ function trimEnd(text: string): string {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 0x20) end--;
   return end === text.length ? text : text.slice(0, end);
-}
-
-/** Tab stops xterm and tmux start with: every 8 columns. */
-function defaultTabs(width: number): number[] {
-  const tabs: number[] = [];
-  for (let x = 8; x < width; x += 8) tabs.push(x);
-  return tabs;
-}
-
-/**
- * A capture's lines as terminal output: each line from the left edge. Attributes carry from one
- * line to the next, as tmux prints them (a continued colour starts its next line with no sequence);
- * nothing scrolls, so no row is filled with a background. They are reset at the end.
- */
-function screenBytes(capture: string): string {
-  const lines = capture.replace(/\n$/, "").split("\n");
-  return "\x1b[H" + lines.join("\r\n") + "\x1b[0m";
 }
