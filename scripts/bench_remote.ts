@@ -54,16 +54,7 @@ export async function remoteBench(iterations = 100): Promise<RemoteFigures> {
     await local.tmux("send-keys", "-t", "%0", "seq 1 24", "Enter");
     await rig.tmux(0, "send-keys", "-t", "%0", "seq 1 24", "Enter");
     const server = await connectStdio(
-      [
-        "--socket-path",
-        local.socket,
-        "--ssh",
-        `m1=m1,socket-path=${rig.machines[0].socket}`,
-        "--ssh-config",
-        rig.config,
-        "--ssh-control-dir",
-        rig.controlDir,
-      ],
+      ["--socket-path", local.socket, ...rig.sshArgs([0])],
       {},
       undefined,
       undefined,

@@ -121,12 +121,7 @@ async function setUp(
   const args = [
     "--socket-path",
     local.socket,
-    "--ssh",
-    `m1=m1,socket-path=${rig.machines[0].socket}`,
-    "--ssh-config",
-    rig.config,
-    "--ssh-control-dir",
-    rig.controlDir,
+    ...rig.sshArgs([0]),
     "--toolsets",
     "inspect,manage,execute,teardown",
     ...options.extra ?? [],

@@ -166,6 +166,23 @@ export class SshRig {
     return this.#log;
   }
 
+  /**
+   * The flags that give a server the machines `indexes` as hosts `m1`, `m2` (each with its remote
+   * tmux socket), this rig's ssh_config and its control directory.
+   */
+  sshArgs(indexes: readonly (0 | 1)[] = [0, 1]): string[] {
+    return [
+      ...indexes.flatMap((i) => {
+        const { alias, socket } = this.machines[i];
+        return ["--ssh", `${alias}=${alias},socket-path=${socket}`];
+      }),
+      "--ssh-config",
+      this.config,
+      "--ssh-control-dir",
+      this.controlDir,
+    ];
+  }
+
   /** Run tmux on machine `index`'s socket as the test user (the remote person's own tmux). */
   async tmux(index: 0 | 1, ...args: string[]): Promise<string> {
     const socket = this.machines[index].socket;
