@@ -6,27 +6,12 @@
  *   deno task pattern-worker                        # write src/live/pattern_worker_js.ts
  *   deno run -A scripts/pattern_worker.ts --check   # exit 1 when the committed module is stale
  */
+import { bundleScript, writeOrCheck } from "./generated_module.ts";
 
-const root = new URL("../", import.meta.url);
-const MODULE = new URL("src/live/pattern_worker_js.ts", root);
 
 /** The worker's script, built from source. */
 export async function buildWorker(): Promise<string> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "browser",
-      "--minify",
-      new URL("src/live/pattern_worker.ts", root).pathname,
-    ],
-    cwd: root.pathname,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (code !== 0) throw new Error(`deno bundle failed: ${new TextDecoder().decode(stderr)}`);
-  return new TextDecoder().decode(stdout).trim();
+  return await bundleScript("src/live/pattern_worker.ts");
 }
 
 /** The generated module's text for a script. */
@@ -38,15 +23,9 @@ export function workerModule(script: string): string {
 }
 
 if (import.meta.main) {
-  const text = workerModule(await buildWorker());
-  if (Deno.args.includes("--check")) {
-    if (await Deno.readTextFile(MODULE) !== text) {
-      console.error("src/live/pattern_worker_js.ts differs from a fresh build: run this script");
-      Deno.exit(1);
-    }
-    console.log("src/live/pattern_worker_js.ts matches its source");
-  } else {
-    await Deno.writeTextFile(MODULE, text);
-    console.log(`src/live/pattern_worker_js.ts: ${new TextEncoder().encode(text).length} bytes`);
-  }
+  await writeOrCheck(
+    "src/live/pattern_worker_js.ts",
+    workerModule(await buildWorker()),
+    "deno task pattern-worker",
+  );
 }

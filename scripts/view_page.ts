@@ -6,27 +6,13 @@
  *   deno task view           # write src/view/page_html.ts
  *   deno task view --check   # exit 1 when the committed module differs from a fresh build
  */
+import { bundleScript, writeOrCheck } from "./generated_module.ts";
 
 const root = new URL("../", import.meta.url);
-const MODULE = new URL("src/view/page_html.ts", root);
 
 /** The page's HTML, built from source. */
 export async function buildPage(): Promise<string> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "browser",
-      "--minify",
-      new URL("src/view/page/main.ts", root).pathname,
-    ],
-    cwd: root.pathname,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (code !== 0) throw new Error(`deno bundle failed: ${new TextDecoder().decode(stderr)}`);
-  const script = new TextDecoder().decode(stdout).trim();
+  const script = await bundleScript("src/view/page/main.ts");
   const css = await Deno.readTextFile(new URL("node_modules/@xterm/xterm/css/xterm.css", root));
   const shell = await Deno.readTextFile(new URL("src/view/page/page.html", root));
   // Neither text may end its element early; a function replacement keeps `$` as it is.
@@ -44,16 +30,5 @@ export function pageModule(html: string): string {
 }
 
 if (import.meta.main) {
-  const text = pageModule(await buildPage());
-  if (Deno.args.includes("--check")) {
-    const committed = await Deno.readTextFile(MODULE);
-    if (committed !== text) {
-      console.error("src/view/page_html.ts differs from a fresh build: run `deno task view`");
-      Deno.exit(1);
-    }
-    console.log("src/view/page_html.ts matches its source");
-  } else {
-    await Deno.writeTextFile(MODULE, text);
-    console.log(`src/view/page_html.ts: ${new TextEncoder().encode(text).length} bytes`);
-  }
+  await writeOrCheck("src/view/page_html.ts", pageModule(await buildPage()), "deno task view");
 }
