@@ -8,7 +8,6 @@
  */
 import { bundleScript, writeOrCheck } from "./generated_module.ts";
 
-
 /** The worker's script, built from source. */
 export async function buildWorker(): Promise<string> {
   return await bundleScript("src/live/pattern_worker.ts");

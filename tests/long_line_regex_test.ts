@@ -26,13 +26,7 @@ Deno.test("a cheap call made while a heavy pattern scans a 200,000-character lin
   const { host, sessions } = await sessionsOnOneHost(["-S", fx.socket], 1);
   const { client } = sessions[0];
   try {
-    const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "%0" });
-    await fx.tmux("send-keys", "-t", "%0", "Enter");
-    assert(
-      await eventually(async () =>
-        (await fx.tmux("capture-pane", "-p", "-t", "%0")).includes("@y.com")
-      ),
-    );
+    const cursor = await printed(fx, client, "@y.com");
     const before = workerStats().answered;
     const order: string[] = [];
     const wait = call(client, "wait_for_text", {
@@ -211,13 +205,7 @@ Deno.test("a cancelled wait_for_text leaves no worker busy", async () => {
   const { host, sessions } = await sessionsOnOneHost(["-S", fx.socket], 1);
   const { client } = sessions[0];
   try {
-    const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "%0" });
-    await fx.tmux("send-keys", "-t", "%0", "Enter");
-    assert(
-      await eventually(async () =>
-        (await fx.tmux("capture-pane", "-p", "-t", "%0")).includes("@y.com")
-      ),
-    );
+    const cursor = await printed(fx, client, "@y.com");
     const terminated = workerStats().terminated;
     const abort = new AbortController();
     const wait = client.callTool(

@@ -223,15 +223,6 @@ Deno.test({
   },
 });
 
-/** Kill the rig's ssh masters (the connection drops; the remote tmux and its panes go on). */
-async function killMasters(rig: SshRig): Promise<number> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
-  const masters = new TextDecoder().decode(out.stdout).split("\n")
-    .filter((line) => line.includes(rig.dir) && line.includes("ControlMaster=yes"));
-  for (const line of masters) Deno.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
-  return masters.length;
-}
-
 Deno.test({
   name: name("remote hostile: a run whose connection drops says the command may still run there"),
   ignore: missing !== undefined,
@@ -245,7 +236,7 @@ Deno.test({
     });
     const command = () => env.rig.tmux(0, "display", "-p", "-t", "%0", "#{pane_current_command}");
     assert(await eventually(async () => (await command()).trim() === "sleep"), await command());
-    assert(await killMasters(env.rig) > 0);
+    assert(await env.rig.killMasters() > 0);
     const dropped = await running;
     assertEquals(dropped.outcome, "server_gone");
     assertMatch(dropped.note ?? "", /^host m1: .*may still be running/);
@@ -384,13 +375,15 @@ Deno.test({
       ].map((p) => p.catch(() => undefined));
       // The channel's waiter runs on the remote server before the server is told to exit.
       const waiter = async () =>
-        (await ours(env.rig)).some((line) => line.includes("wait-for") && line.includes("never"));
-      assert(await eventually(waiter), (await ours(env.rig)).join("\n"));
+        (await env.rig.ours(true)).some((line) =>
+          line.includes("wait-for") && line.includes("never")
+        );
+      assert(await eventually(waiter), (await env.rig.ours(true)).join("\n"));
       await env.server.close();
       await Promise.all(waits);
       assert(
-        await eventually(async () => (await ours(env.rig)).length === 0),
-        (await ours(env.rig)).join("\n"),
+        await eventually(async () => (await env.rig.ours(true)).length === 0),
+        (await env.rig.ours(true)).join("\n"),
       );
       assertEquals(await env.rig.tmux(0, "list-clients", "-F", "#{client_pid}"), "");
       assertEquals(await Array.fromAsync(Deno.readDir(env.rig.controlDir)), []);
@@ -400,15 +393,6 @@ Deno.test({
     }
   },
 });
-
-/** Our processes on either side: ssh clients and masters, and remote tmux clients of the rig. */
-async function ours(rig: SshRig): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((line) =>
-    line.includes(rig.dir) &&
-    (/^\s*\d+\s+(\S*\/)?ssh\s/.test(line) || /^\s*\d+\s+tmux .* (-C|wait-for)/.test(line))
-  );
-}
 
 Deno.test({
   name: name(

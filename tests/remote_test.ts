@@ -46,13 +46,6 @@ async function setUp(extra: string[] = []) {
   };
 }
 
-/** ssh processes of this rig (clients and masters). */
-async function ourSsh(rig: SshRig): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
-  return decoder.decode(out.stdout).split("\n")
-    .filter((line) => line.includes(rig.dir) && /^\s*\d+\s+(\S*\/)?ssh\s/.test(line));
-}
-
 async function panes(server: Connected, args: Record<string, unknown> = {}) {
   return await ok<{ panes: Pane[]; note?: string }>(server.client, "list_panes", args);
 }
@@ -213,8 +206,6 @@ Deno.test({
     assertMatch(direct.text, /ssh gone tmux -V/);
 
     // Kill m1's master while a wait rides it: that call fails, the next one reconnects.
-    const masters = (await ourSsh(env.rig)).filter((line) => line.includes("ControlMaster=yes"));
-    assert(masters.some((line) => line.includes("tmcp-")), masters.join("\n"));
     // The pane's stream rides the master before the wait starts (capture_since opens it).
     const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "m1:%0" });
     const waiting = call(client, "wait_for_text", {
@@ -223,7 +214,7 @@ Deno.test({
       cursor,
       timeoutMs: 30_000,
     });
-    for (const line of masters) Deno.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    assert(await env.rig.killMasters() > 0, "m1's master ran");
     const dropped = await waiting;
     assert(dropped.isError, JSON.stringify(dropped.structuredContent));
     const error = (dropped.structuredContent as { error: { code: string; message: string } }).error;
@@ -241,11 +232,11 @@ Deno.test({
     const env = await setUp();
     try {
       await panes(env.server);
-      assert((await ourSsh(env.rig)).length > 0, "the masters run while serving");
+      assert((await env.rig.ours()).length > 0, "the masters run while serving");
       await env.server.close();
       assert(
-        await eventually(async () => (await ourSsh(env.rig)).length === 0),
-        (await ourSsh(env.rig)).join("\n"),
+        await eventually(async () => (await env.rig.ours()).length === 0),
+        (await env.rig.ours()).join("\n"),
       );
       for (const index of [0, 1] as const) {
         assertEquals(await env.rig.tmux(index, "list-clients", "-F", "#{client_pid}"), "");

@@ -54,13 +54,6 @@ async function remoteWaitFor(rig: SshRig, channel = "never"): Promise<boolean> {
     );
 }
 
-/** ssh clients and masters of this rig (sshd and the remote tmux servers are not ours). */
-async function ourSsh(rig: SshRig): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
-  return decoder.decode(out.stdout).split("\n")
-    .filter((line) => line.includes(rig.dir) && /^\s*\d+\s+(\S*\/)?ssh\s/.test(line));
-}
-
 Deno.test({
   name: name("ssh: hostile names cross intact, a control client streams, closing leaves nothing"),
   ignore: missing !== undefined,
@@ -134,7 +127,7 @@ Deno.test({
       await m2.master.close();
       assertEquals(await m1.master.pid(), undefined);
       assert(
-        await eventually(async () => (await ourSsh(rig)).length === 0),
+        await eventually(async () => (await rig.ours()).length === 0),
         "no ssh of ours",
       );
       assertEquals(await Array.fromAsync(Deno.readDir(rig.controlDir)), []);
@@ -159,7 +152,7 @@ Deno.test({
       assert(out?.success);
       assertEquals(out.stderr.length, 0);
       assert(m1.master.up);
-      assert((await ourSsh(rig)).length === 1, "one master");
+      assert((await rig.ours()).length === 1, "one master");
       // Gone while this master object still takes it for up (it expired, or was killed): the
       // next command becomes the master itself (ControlMaster=auto).
       await host(rig, "m1").master.close();
@@ -245,7 +238,7 @@ Deno.test({
         assertEquals(again.kind, kind, `${alias} (command)`);
         assertEquals(await master.pid(), undefined);
       }
-      assertEquals(await ourSsh(rig), []);
+      assertEquals(await rig.ours(), []);
     } finally {
       silent.close();
       for (const conn of held) conn.close();

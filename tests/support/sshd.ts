@@ -183,6 +183,27 @@ export class SshRig {
     ];
   }
 
+  /**
+   * This rig's processes of ours (`pid args` lines): ssh clients and masters, and with
+   * `remoteTmux` also the tmux clients on its machines (control clients, `wait-for` waiters).
+   * sshd and the remote tmux servers are not counted.
+   */
+  async ours(remoteTmux = false): Promise<string[]> {
+    const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
+    return new TextDecoder().decode(out.stdout).split("\n").filter((line) =>
+      line.includes(this.dir) &&
+      (/^\s*\d+\s+(\S*\/)?ssh\s/.test(line) ||
+        remoteTmux && /^\s*\d+\s+tmux .* (-C|wait-for)/.test(line))
+    );
+  }
+
+  /** Kill the ssh masters (the connection drops; the remote tmux and its panes go on). */
+  async killMasters(): Promise<number> {
+    const masters = (await this.ours()).filter((line) => line.includes("ControlMaster=yes"));
+    for (const line of masters) Deno.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    return masters.length;
+  }
+
   /** Run tmux on machine `index`'s socket as the test user (the remote person's own tmux). */
   async tmux(index: 0 | 1, ...args: string[]): Promise<string> {
     const socket = this.machines[index].socket;
