@@ -3,8 +3,8 @@
  * on, but lists them afresh for every call, so a person or a nested tmux client that arrives
  * between two send_keys calls makes the second one refused.
  */
-import { assertEquals, assertMatch } from "./support/assert.ts";
-import { connectInProcess, fails, ok } from "./support/client.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
+import { connectInProcess, connectStdio, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
 
 const SHELL = "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=screen PS1='$ ' HISTFILE=/dev/null " +
@@ -56,5 +56,56 @@ Deno.test("guard: a nested tmux client started by the first send_keys refuses th
     assertMatch(refused.text, /runs a tmux client attached to this tmux server/);
   } finally {
     await close();
+  }
+});
+
+Deno.test("guard: a control-mode person attaching between two calls refuses the second, through a linked window", async () => {
+  await using fx = await TmuxFixture.start({ session: "in", command: "sleep 100000" });
+  const paneId = await fx.display("=in:0", "#{pane_id}");
+  await fx.tmux("new-session", "-d", "-s", "two", "sleep 100000");
+  await fx.tmux("link-window", "-d", "-s", "=in:0", "-t", "=two:5");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    await ok(client, "send_keys", { paneId, keys: "a", enter: false });
+    // Session two's current window is its own: only the link shows the person pane %0.
+    const detach = await fx.attachControlPerson("two");
+    try {
+      const refused = await fails(client, "send_keys", { paneId, keys: "b", enter: false });
+      assertEquals([refused.code, refused.effects], ["target_denied", "none"]);
+      assertMatch(refused.text, /a person is watching pane/);
+    } finally {
+      await detach();
+    }
+    await ok(client, "send_keys", { paneId, keys: "c", enter: false });
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("guard: window links are listed only while a control-mode person is attached", async () => {
+  await using fx = await TmuxFixture.start({ session: "in", command: "sleep 100000" });
+  const paneId = await fx.display("=in:0", "#{pane_id}");
+  await fx.tmux("new-session", "-d", "-s", "two", "sleep 100000");
+  const server = await connectStdio(["-S", fx.socket], { TMUX_MCP_DEBUG: "1" });
+  // The tmux commands of each logged call (names only), from the last `from` lines on.
+  const calls = (from: number) =>
+    server.stderr().split("\n").slice(from).flatMap((l) => l.match(/tmux: .* ms (\S+)/)?.[1] ?? []);
+  try {
+    const before = server.stderr().split("\n").length - 1;
+    await ok(server.client, "send_keys", { paneId, keys: "a", enter: false });
+    const plain = calls(before);
+    assert(plain.some((c) => c.startsWith("list-clients,list-panes")), plain.join(" "));
+    assert(!plain.some((c) => c.includes("list-windows")), plain.join(" "));
+    const detach = await fx.attachControlPerson("two");
+    try {
+      const from = server.stderr().split("\n").length - 1;
+      // The person sees session two only: pane %0 of session in is not theirs, and is typed into.
+      await ok(server.client, "send_keys", { paneId, keys: "b", enter: false });
+      assert(calls(from).includes("list-windows"), calls(from).join(" "));
+    } finally {
+      await detach();
+    }
+  } finally {
+    await server.close();
   }
 });

@@ -81,7 +81,7 @@ export async function preflightInput(
   checkReadsInput(target);
   checkNotNestedClient(target);
   checkNotBusy(ctx, target, input);
-  const zoomed = snap.windows.some((w) => w.windowId === target.windowId && w.zoomed);
+  const zoomed = snap.zoomed;
   const partners = partnersOf(panes, target);
   const rules = {
     force,

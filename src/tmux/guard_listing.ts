@@ -2,7 +2,10 @@
  * The input guard's listing (docs/design.md §6.2, §6.13): one fresh tmux answer with what the
  * input rules decide on and nothing else. Input reaches the addressed pane and, at most, the other
  * panes of its window (synchronize-panes), so those are the panes listed; whether a person watches
- * one is decided per window from every client and window link of the server. tmux reads /proc for
+ * one is decided per window from every client of the server. Which sessions a window is linked
+ * into matters only for a control-mode person (who sees every window of a session), so the links
+ * are listed, by a second command, only when the clients show one: tmux formats every window of
+ * the server for `list-windows -a`, about as much as the rest of the guard. tmux reads /proc for
  * `pane_current_command` and `pane_current_path` of every pane it prints them for, and evaluates
  * every field of every row: listing all panes with all fields made a guarded keypress among many
  * panes cost more than a tmux spawn. The foreground program is asked only for the panes named in
@@ -20,6 +23,7 @@ import {
   isWatched,
   paneArg,
   rethrowPaneMissing,
+  sessionsShownWhole,
   watchers,
 } from "./targets.ts";
 
@@ -48,8 +52,6 @@ type PaneLabel = Pick<
   "paneId" | "sessionName" | "windowIndex" | "windowName" | "currentCommand"
 >;
 
-const SERVER = rowFormat("V", { pid: "pid" });
-
 const CLIENTS = rowFormat("C", {
   pid: "client_pid",
   sessionId: "session_id",
@@ -59,13 +61,10 @@ const CLIENTS = rowFormat("C", {
   tty: "client_tty",
 });
 
-const WINDOWS = rowFormat("W", {
-  sessionId: "session_id",
-  windowId: "window_id",
-  zoomed: "window_zoomed_flag",
-});
+const LINKS = rowFormat("W", { sessionId: "session_id", windowId: "window_id" });
 
 const PANES = rowFormat("P", {
+  serverPid: "pid",
   paneId: "pane_id",
   panePid: "pane_pid",
   windowId: "window_id",
@@ -76,6 +75,7 @@ const PANES = rowFormat("P", {
   synchronized: "synchronize-panes",
   inputOff: "pane_input_off",
   tty: "pane_tty",
+  zoomed: "window_zoomed_flag",
 });
 
 /** The foreground program of one pane asked for by id. */
@@ -98,20 +98,19 @@ function perPane(ids: readonly string[], format: string): string[][] {
 }
 
 /**
- * List the window holding `paneId` (its panes, whether its window is zoomed) and who watches
- * which window, in one invocation, for the input guard. `commandOf`: the panes whose foreground
- * program is wanted. Throws `target_not_found` when there is no such pane.
+ * List the window holding `paneId` (its panes, whether it is zoomed) and who watches which
+ * window, for the input guard: one invocation, and a second one listing window links only when a
+ * control-mode person is attached. `commandOf`: the panes whose foreground program is wanted.
+ * Throws `target_not_found` when there is no such pane.
  */
 export async function guardListing(
   ctx: TmuxReadContext,
   paneId: string,
   commandOf: readonly string[],
   signal?: AbortSignal,
-): Promise<{ windows: GuardWindow[]; panes: GuardPane[] }> {
+): Promise<{ zoomed: boolean; panes: GuardPane[] }> {
   const sep = separators();
   const result = await ctx.runner.runPartial([
-    ["display-message", "-p", SERVER.template(sep)],
-    ["list-windows", "-a", "-F", WINDOWS.template(sep)],
     ["list-clients", "-F", CLIENTS.template(sep)],
     ["list-panes", "-t", paneArg(paneId), "-F", PANES.template(sep)],
     marker(sep, "M"),
@@ -130,19 +129,20 @@ export async function guardListing(
     name: "",
     tty: c.tty,
   }));
-  const windows = WINDOWS.decode(rows).map((w) => ({
-    windowId: w.windowId,
-    sessionId: w.sessionId,
-    zoomed: flag(w.zoomed),
-  }));
-  const seen = watchers(clients, ctx.ownClientPids, windows);
-  const serverPid = int(SERVER.decode(rows)[0]?.pid ?? "");
+  const whole = sessionsShownWhole(clients, ctx.ownClientPids);
+  const seen = watchers(
+    clients,
+    ctx.ownClientPids,
+    whole.size === 0 ? [] : await windowLinks(ctx, signal),
+  );
+  const panes = PANES.decode(rows);
   return {
-    windows,
-    panes: PANES.decode(rows).map((p) => {
+    zoomed: panes.some((p) => flag(p.zoomed)),
+    panes: panes.map((p) => {
       const active = flag(p.active);
       const dead = flag(p.dead);
       const command = commands.get(p.paneId);
+      const serverPid = int(p.serverPid);
       return {
         paneId: p.paneId,
         generation: generationOf(serverPid, int(p.panePid)),
@@ -163,11 +163,16 @@ export async function guardListing(
   };
 }
 
-/** A window as the guard's listing shows it (once per session it is linked into). */
-interface GuardWindow {
-  windowId: string;
-  sessionId: string;
-  zoomed: boolean;
+/** Every window link of the server: which session each window is linked into. */
+async function windowLinks(
+  ctx: TmuxReadContext,
+  signal?: AbortSignal,
+): Promise<Array<{ sessionId: string; windowId: string }>> {
+  const sep = separators();
+  const stdout = await ctx.runner.run([["list-windows", "-a", "-F", LINKS.template(sep)]], {
+    signal,
+  });
+  return LINKS.decode(parseRows(stdout, sep));
 }
 
 /**

@@ -181,26 +181,45 @@ export function watchers(
     shownWindows: new Set(),
     clientTtys: new Set(),
   };
-  const wholeSessions = new Set<string>();
   for (const client of clients) {
-    if (ownClientPids.has(client.pid)) continue;
-    // A control client attached with `no-output` is sent no pane output: it shows nothing to
-    // anyone (another tmux-mcp's command route attaches so), so it watches nothing.
-    if (client.controlMode && client.flags.split(",").includes("no-output")) continue;
+    if (!isPerson(client, ownClientPids)) continue;
     if (client.tty !== "") result.clientTtys.add(client.tty);
     if (client.sessionId === "") continue;
     result.people.set(client.sessionId, (result.people.get(client.sessionId) ?? 0) + 1);
-    if (client.controlMode) wholeSessions.add(client.sessionId);
-    else if (client.flags.split(",").includes("active-pane")) {
-      result.wholeWindows.add(client.windowId);
-    } else {
-      result.shownWindows.add(client.windowId);
-    }
+    if (client.controlMode) continue;
+    if (client.flags.split(",").includes("active-pane")) result.wholeWindows.add(client.windowId);
+    else result.shownWindows.add(client.windowId);
   }
+  const wholeSessions = sessionsShownWhole(clients, ownClientPids);
   for (const link of links) {
     if (wholeSessions.has(link.sessionId)) result.wholeWindows.add(link.windowId);
   }
   return result;
+}
+
+/**
+ * Sessions every window of which a person sees: those a control client that is not ours is
+ * attached to. Only for these does {@link watchers} need to know which windows a session links
+ * (the input guard lists the links only when this is not empty).
+ */
+export function sessionsShownWhole(
+  clients: readonly ClientRow[],
+  ownClientPids: ReadonlySet<number>,
+): Set<string> {
+  return new Set(
+    clients.filter((c) => c.controlMode && c.sessionId !== "" && isPerson(c, ownClientPids))
+      .map((c) => c.sessionId),
+  );
+}
+
+/**
+ * Whether a client may be a person: not one of our own control clients, and not a control client
+ * attached with `no-output`, which is sent no pane output and so shows nothing to anyone (another
+ * tmux-mcp's command route attaches so).
+ */
+function isPerson(client: ClientRow, ownClientPids: ReadonlySet<number>): boolean {
+  if (ownClientPids.has(client.pid)) return false;
+  return !(client.controlMode && client.flags.split(",").includes("no-output"));
 }
 
 /** Whether a person may be looking at or typing into this pane. */
