@@ -5,7 +5,7 @@
  */
 import type { TmuxReadContext } from "./context.ts";
 import { ToolError } from "../errors.ts";
-import type { PaneFacts, SessionFacts, WindowFacts } from "../rows.ts";
+import type { PaneFacts, PaneRow, SessionFacts, WindowFacts } from "../rows.ts";
 import { parseEnvironment, SECRET_NAME } from "./environment.ts";
 import {
   flag,
@@ -16,6 +16,7 @@ import {
   rowTemplate,
   separators,
   splitSections,
+  type TaggedRow,
 } from "./format.ts";
 import {
   type ClientRow,
@@ -88,7 +89,8 @@ export function decodeWindow(w: ReturnType<typeof WINDOWS.decode>[number]): Wind
   };
 }
 
-const PANES = rowFormat("P", {
+/** What a pane row (list_panes, docs/design.md §3.6) is made of. */
+const PANE_ROW_FIELDS = {
   paneId: "pane_id",
   panePid: "pane_pid",
   serverPid: "pid",
@@ -106,16 +108,27 @@ const PANES = rowFormat("P", {
   currentCommand: "pane_current_command",
   currentPath: "pane_current_path",
   dead: "pane_dead",
-  deadStatus: "pane_dead_status",
   inMode: "pane_in_mode",
   title: "pane_title",
+  tty: "pane_tty",
+} as const;
+
+/** Every pane fact; a listing of rows alone ({@link listPaneRows}) asks for fewer. */
+const PANES = rowFormat("P", {
+  ...PANE_ROW_FIELDS,
+  deadStatus: "pane_dead_status",
   historyLines: "history_size",
   historyLimit: "history_limit",
   alternateOn: "alternate_on",
   synchronized: "synchronize-panes",
   inputOff: "pane_input_off",
-  tty: "pane_tty",
 });
+
+/**
+ * The pane row alone: tmux evaluates every field of every row it prints (a few µs a pane each),
+ * so list_panes does not ask for the facts only other tools use.
+ */
+const PANE_ROWS = rowFormat("R", PANE_ROW_FIELDS);
 
 /** Which panes to list: all, or those of one window (`@N`, or the window holding `%N`). */
 type PaneScope = { all: true } | { window: string } | { windowOf: string };
@@ -163,15 +176,7 @@ export async function snapshot(
   commands.push(["list-clients", "-F", CLIENTS.template(sep)]);
   const rows = parseRows(await ctx.runner.run(commands, { signal }), sep);
 
-  const clients: ClientRow[] = CLIENTS.decode(rows).map((c) => ({
-    pid: int(c.pid),
-    sessionId: c.sessionId,
-    windowId: c.windowId,
-    flags: c.flags,
-    controlMode: flag(c.controlMode),
-    name: c.name,
-    tty: c.tty,
-  }));
+  const clients = decodeClients(rows);
   const paneRows = PANES.decode(rows);
   const links = allPanes ? paneRows : LINKS.decode(rows);
   const seen = watchers(clients, ctx.ownClientPids, links);
@@ -190,37 +195,12 @@ export async function snapshot(
     })),
     windows: WINDOWS.decode(rows).map(decodeWindow),
     panes: paneRows.map((p) => {
-      const serverPid = int(p.serverPid);
-      const panePid = int(p.panePid);
-      const active = flag(p.active);
-      const dead = flag(p.dead);
+      const row = decodePaneRow(ctx, p, seen);
       return {
-        paneId: p.paneId,
-        generation: generationOf(serverPid, panePid),
-        sessionId: p.sessionId,
-        sessionName: p.sessionName,
-        windowId: p.windowId,
-        windowIndex: int(p.windowIndex),
-        windowName: p.windowName,
-        paneIndex: int(p.paneIndex),
-        active,
-        width: int(p.width),
-        height: int(p.height),
-        left: int(p.left),
-        top: int(p.top),
-        currentCommand: p.currentCommand,
-        currentPath: p.currentPath,
-        pid: panePid,
-        dead,
-        inMode: flag(p.inMode),
-        title: p.title,
-        isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
-        isAttended: isWatched({ windowId: p.windowId, active }, seen),
-        // A dead pane's old tty may already belong to a new client.
-        hostsTmuxClient: !dead && hostsClient(p.tty, seen),
+        ...row,
         historyLines: int(p.historyLines),
         historyLimit: int(p.historyLimit),
-        ...(dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),
+        ...(row.dead && /^-?\d+$/.test(p.deadStatus) ? { exitStatus: int(p.deadStatus) } : {}),
         alternateOn: flag(p.alternateOn),
         synchronized: flag(p.synchronized),
         inputOff: flag(p.inputOff),
@@ -228,6 +208,77 @@ export async function snapshot(
     }),
     clients,
     watched,
+  };
+}
+
+/**
+ * Every pane as list_panes shows it, in one invocation asking tmux for the row's fields only (and
+ * the clients, for `isAttended`).
+ */
+export async function listPaneRows(
+  ctx: TmuxReadContext,
+  signal?: AbortSignal,
+): Promise<PaneRow[]> {
+  const sep = separators();
+  const rows = parseRows(
+    await ctx.runner.run([
+      ["list-panes", "-a", "-F", PANE_ROWS.template(sep)],
+      ["list-clients", "-F", CLIENTS.template(sep)],
+    ], { signal }),
+    sep,
+  );
+  const panes = PANE_ROWS.decode(rows);
+  // `list-panes -a` prints each pane once per session its window is linked into: every link.
+  const seen = watchers(decodeClients(rows), ctx.ownClientPids, panes);
+  return panes.map((p) => decodePaneRow(ctx, p, seen));
+}
+
+function decodeClients(rows: readonly TaggedRow[]): ClientRow[] {
+  return CLIENTS.decode(rows).map((c) => ({
+    pid: int(c.pid),
+    sessionId: c.sessionId,
+    windowId: c.windowId,
+    flags: c.flags,
+    controlMode: flag(c.controlMode),
+    name: c.name,
+    tty: c.tty,
+  }));
+}
+
+/** A pane row from a {@link PANE_ROWS} (or {@link PANES}) row, with who watches it resolved. */
+function decodePaneRow(
+  ctx: TmuxReadContext,
+  p: Record<keyof typeof PANE_ROW_FIELDS, string>,
+  seen: ReturnType<typeof watchers>,
+): PaneRow {
+  const serverPid = int(p.serverPid);
+  const panePid = int(p.panePid);
+  const active = flag(p.active);
+  const dead = flag(p.dead);
+  return {
+    paneId: p.paneId,
+    generation: generationOf(serverPid, panePid),
+    sessionId: p.sessionId,
+    sessionName: p.sessionName,
+    windowId: p.windowId,
+    windowIndex: int(p.windowIndex),
+    windowName: p.windowName,
+    paneIndex: int(p.paneIndex),
+    active,
+    width: int(p.width),
+    height: int(p.height),
+    left: int(p.left),
+    top: int(p.top),
+    currentCommand: p.currentCommand,
+    currentPath: p.currentPath,
+    pid: panePid,
+    dead,
+    inMode: flag(p.inMode),
+    title: p.title,
+    isCaller: isCallerPane(ctx.caller, serverPid, p.paneId),
+    isAttended: isWatched({ windowId: p.windowId, active }, seen),
+    // A dead pane's old tty may already belong to a new client.
+    hostsTmuxClient: !dead && hostsClient(p.tty, seen),
   };
 }
 

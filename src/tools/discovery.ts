@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 import { describeSocket } from "../tmux/argv.ts";
-import { listPanes, listSessions, listWindows } from "../tmux/queries.ts";
+import { listPaneRows, listSessions, listWindows } from "../tmux/queries.ts";
 import { resolveSessionRef } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";
 import {
@@ -136,7 +136,9 @@ export const discoveryTools = [
     capability: { reach: "none", effects: "observe", output: ["metadata"] },
     handler: async ({ session, window }, ctx) => {
       const result = await listing(ctx, "panes", async () => {
-        let rows = (await listPanes(ctx.tmux, ctx.signal)).map((r) => pickShape(paneRowSchema, r));
+        let rows = (await listPaneRows(ctx.tmux, ctx.signal)).map((r) =>
+          pickShape(paneRowSchema, r)
+        );
         if (session !== undefined) {
           const id = resolveSessionRef(rows, session);
           rows = rows.filter((p) => p.sessionId === id);
