@@ -10,6 +10,7 @@
  *   panes against an MCP call touching no tmux plus tmux's control-mode listing with list_panes'
  *   fields (issue 33's list_panes figure came from the 4-pane scenario).
  */
+import { PANE_ROW_FIELDS } from "../src/tmux/queries.ts";
 import { connectStdio } from "../tests/support/client.ts";
 import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 import {
@@ -167,36 +168,12 @@ async function floodCpu(entry: string | undefined | "discard", mib: number) {
   }
 }
 
-/** list_panes' own fields (src/tmux/queries.ts), for its floor: tmux's control-mode answer. */
+/**
+ * list_panes' floor listing: the fields list_panes asks tmux for (src/tmux/queries.ts), so the
+ * figure over the floor is what this server adds, not what it asks tmux.
+ */
 function listPanesFields(): string {
-  return [
-    "pane_id",
-    "pane_pid",
-    "pid",
-    "session_id",
-    "session_name",
-    "window_id",
-    "window_index",
-    "window_name",
-    "pane_index",
-    "pane_active",
-    "pane_width",
-    "pane_height",
-    "pane_left",
-    "pane_top",
-    "pane_current_command",
-    "pane_current_path",
-    "pane_dead",
-    "pane_dead_status",
-    "pane_in_mode",
-    "pane_title",
-    "history_size",
-    "history_limit",
-    "alternate_on",
-    "synchronize-panes",
-    "pane_input_off",
-    "pane_tty",
-  ].map((v) => `#{${v}}`).join("\x1f");
+  return Object.values(PANE_ROW_FIELDS).map((v) => `#{${v}}`).join("\x1f");
 }
 
 /** What {@link among} measured on one server. */

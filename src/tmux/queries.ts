@@ -89,8 +89,8 @@ export function decodeWindow(w: ReturnType<typeof WINDOWS.decode>[number]): Wind
   };
 }
 
-/** What a pane row (list_panes, docs/design.md §3.6) is made of. */
-const PANE_ROW_FIELDS = {
+/** What a pane row (list_panes, docs/design.md §3.6) is made of; the bench's floor lists these. */
+export const PANE_ROW_FIELDS = {
   paneId: "pane_id",
   panePid: "pane_pid",
   serverPid: "pid",
