@@ -16,10 +16,9 @@ import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 import {
   cpuSeconds,
   exited,
-  type Floors,
-  floors,
   ITERATIONS,
   load,
+  NO_TMUX,
   openControl,
   round,
   rssMiB,
@@ -28,7 +27,7 @@ import {
   settle,
   sleep,
   type Stat,
-  time,
+  stat,
   verdict,
 } from "./bench_support.ts";
 
@@ -176,89 +175,131 @@ function listPanesFields(): string {
   return Object.values(PANE_ROW_FIELDS).map((v) => `#{${v}}`).join("\x1f");
 }
 
-/** What {@link among} measured on one server. */
+/** What {@link among} measured of one build, with the floors of the same rounds. */
 interface Among {
-  floor: Floors;
+  /** One `tmux display-message` spawned. */
+  spawn: Stat;
+  /** This build's MCP tools/call that touches no tmux. */
+  noTmux: Stat;
   /** tmux's control-mode answer to a listing with list_panes' fields. */
   listing: Stat;
   list: Stat;
   keys?: Stat;
 }
 
+/** Milliseconds `fn` took, appended to `samples`. */
+async function sample(samples: number[], fn: () => Promise<unknown>): Promise<void> {
+  const t = performance.now();
+  await fn();
+  samples.push(performance.now() - t);
+}
+
 /**
- * On a server of its own with `panes` panes: the floors, tmux's control-mode listing with
- * list_panes' fields, then the server's list_panes (after guarded send_keys to %1 when `keys`),
- * each warm: the control route attaches in the background on first use.
+ * On one server of `panes` panes, every build side by side: in each round one spawn, one
+ * control-mode listing with list_panes' fields, then for each build in turn its no-tmux call, its
+ * guarded send_keys to %1 (when `keys`) and its list_panes. Interleaving rounds lets the machine's
+ * load, which drifts over seconds here, weigh on every figure alike. Each build is warm: its control
+ * route attaches in the background on first use.
  */
-async function among(entry: string, panes: number, keys: boolean): Promise<Among> {
+async function among(entries: string[], panes: number, keys: boolean): Promise<Among[]> {
   const fx = await server(panes);
+  // Attached with no-output, as the servers' own routes are: a control client that is sent pane
+  // output is a person to their guards (who would refuse every send_keys).
+  const control = await openControl(fx, undefined, ["no-output"]);
+  const servers = [];
   try {
-    const floor = await floors(fx);
-    const control = await openControl(fx);
-    let listing: Stat;
-    try {
-      listing = await time(
-        ITERATIONS * 5,
-        () => control.command(["list-panes", "-a", "-F", listPanesFields()]),
-      );
-    } finally {
-      await control.close();
-    }
-    const { client, close } = await connectStdio(["-S", fx.socket], {}, entry);
-    const pid = await serverPid(entry);
-    try {
+    for (const entry of entries) servers.push(await connectStdio(["-S", fx.socket], {}, entry));
+    for (const { client } of servers) {
       for (let i = 0; i < 5; i++) await client.callTool({ name: "list_panes", arguments: {} });
-      await sleep(200);
-      const sent = keys
-        ? await time(ITERATIONS, () =>
-          client.callTool({
-            name: "send_keys",
-            arguments: { paneId: "%1", keys: "k", enter: false },
-          }))
-        : undefined;
-      const list = await time(
-        ITERATIONS,
-        () => client.callTool({ name: "list_panes", arguments: {} }),
-      );
-      return { floor, listing, list, keys: sent };
-    } finally {
-      await close();
-      await exited(pid);
+      const sent = await client.callTool({
+        name: "send_keys",
+        arguments: { paneId: "%1", keys: "k", enter: false },
+      });
+      // A refused call is cheaper than a sent one: measuring it would flatter the build.
+      if (keys && sent.isError) throw new Error(`send_keys was refused: ${JSON.stringify(sent)}`);
     }
+    await sleep(200);
+    const spawn: number[] = [];
+    const listing: number[] = [];
+    const per = servers.map(() => ({
+      noTmux: [] as number[],
+      keys: [] as number[],
+      list: [] as number[],
+    }));
+    const spawnOnce = () =>
+      new Deno.Command("tmux", { args: ["-S", fx.socket, "display-message", "-p", "x"] }).output();
+    const listOnce = () => control.command(["list-panes", "-a", "-F", listPanesFields()]);
+    for (let round = -1; round < ITERATIONS; round++) {
+      // Round -1 warms every path up and is not counted.
+      const into = (samples: number[]) => round < 0 ? [] : samples;
+      await sample(into(spawn), spawnOnce);
+      for (let i = 0; i < 5; i++) await sample(into(listing), listOnce);
+      for (const [i, { client }] of servers.entries()) {
+        for (let j = 0; j < 5; j++) {
+          await sample(into(per[i].noTmux), () => client.callTool(NO_TMUX));
+        }
+        if (keys) {
+          await sample(into(per[i].keys), () =>
+            client.callTool({
+              name: "send_keys",
+              arguments: { paneId: "%1", keys: "k", enter: false },
+            }));
+        }
+        await sample(
+          into(per[i].list),
+          () => client.callTool({ name: "list_panes", arguments: {} }),
+        );
+      }
+    }
+    return per.map((p) => ({
+      spawn: stat(spawn),
+      noTmux: stat(p.noTmux),
+      listing: stat(listing),
+      list: stat(p.list),
+      ...(keys ? { keys: stat(p.keys) } : {}),
+    }));
   } finally {
+    for (const { close, pid } of servers) {
+      await close();
+      if (typeof pid === "number") await exited(pid);
+    }
+    await control.close();
     await fx.close();
   }
 }
 
 /** How far list_panes' p50 is above its floor (no-tmux call + control-mode listing), in ms. */
 function overFloor(m: Among): number {
-  return round(m.list.p50 - m.floor.noTmux.p50 - m.listing.p50);
+  return round(m.list.p50 - m.noTmux.p50 - m.listing.p50);
 }
 
 /**
  * Guarded send_keys among 51 panes against one tmux spawn, and list_panes among 51 and among 4
  * panes against its floor (an MCP call that touches no tmux plus tmux's own control-mode answer to
- * the same listing), each pane count on its own server with its own floors.
+ * the same listing), for every build side by side; one server per pane count.
  */
-async function guardFigures(entry: string) {
-  const many = await among(entry, 51, true);
-  const few = await among(entry, 4, false);
-  const keys = many.keys!;
-  return {
-    spawn: many.floor.spawn,
-    noTmux: many.floor.noTmux,
-    listingControl: many.listing,
-    sendKeys: keys,
-    listPanes: many.list,
-    sendKeysVsSpawn: round(keys.p50 / many.floor.spawn.p50),
-    listPanesFloor: round(many.floor.noTmux.p50 + many.listing.p50),
-    listPanesOverFloor: overFloor(many),
-    noTmux4: few.floor.noTmux,
-    listingControl4: few.listing,
-    listPanes4: few.list,
-    listPanes4Floor: round(few.floor.noTmux.p50 + few.listing.p50),
-    listPanes4OverFloor: overFloor(few),
-  };
+async function guardFigures(entries: string[]) {
+  const many = await among(entries, 51, true);
+  const few = await among(entries, 4, false);
+  return many.map((m, i) => {
+    const f = few[i];
+    const keys = m.keys!;
+    return {
+      spawn: m.spawn,
+      noTmux: m.noTmux,
+      listingControl: m.listing,
+      sendKeys: keys,
+      listPanes: m.list,
+      sendKeysVsSpawn: round(keys.p50 / m.spawn.p50),
+      listPanesFloor: round(m.noTmux.p50 + m.listing.p50),
+      listPanesOverFloor: overFloor(m),
+      noTmux4: f.noTmux,
+      listingControl4: f.listing,
+      listPanes4: f.list,
+      listPanes4Floor: round(f.noTmux.p50 + f.listing.p50),
+      listPanes4OverFloor: overFloor(f),
+    };
+  });
 }
 
 /** The printed line of list_panes against its floor among `panes` panes. */
@@ -324,9 +365,13 @@ export async function footprint(
       out[`floodcpu_${name}`] = entry;
       console.log(line);
     }
-    if (only.has("guard")) {
-      const g = await guardFigures(main);
-      out[`guard_${name}`] = { ...g, load: await load() };
+  }
+  if (only.has("guard")) {
+    const figures = await guardFigures(builds.map(([, main]) => main));
+    const at = await load();
+    for (const [i, [name]] of builds.entries()) {
+      const g = figures[i];
+      out[`guard_${name}`] = { ...g, load: at };
       console.log(
         `${name.padEnd(7)} send_keys among 51 panes: ${g.sendKeys.p50.toFixed(2)} ms = ` +
           `${g.sendKeysVsSpawn.toFixed(2)}x one spawn (${g.spawn.p50.toFixed(2)} ms; goal ≤ 0.5: ` +

@@ -60,17 +60,19 @@ export async function server(panes: number): Promise<TmuxFixture> {
 
 /**
  * A control client of the bench's own on a fixture's server (session $0): the raw round trip the
- * server's control route is measured against, or a counter of a pane's output.
+ * server's control route is measured against, or a counter of a pane's output. `clientFlags`:
+ * `no-output` for one that must not look like a person to a server's guard while it measures.
  */
 export function openControl(
   fx: TmuxFixture,
   onOutput: (paneId: string, data: Uint8Array) => void = () => {},
+  clientFlags: string[] = [],
 ): Promise<ControlClient> {
   const runner = new TmuxRunner({
     socket: { kind: "path", path: fx.socket },
     env: (n) => cleanEnv()[n],
   });
-  return ControlClient.open(runner, "$0", { onOutput, onClose() {} });
+  return ControlClient.open(runner, "$0", { onOutput, onClose() {} }, { clientFlags });
 }
 
 /** A call that touches no tmux: a cursor no stream issued is refused before tmux is asked. */
