@@ -202,8 +202,14 @@ export function boundRows<T>(
   maxRows: number,
   maxBytes: number,
 ): { rows: T[]; dropped: number } {
-  // Most listings are far below the cap: a bound on their JSON size spares serializing each row.
-  if (rows.length <= maxRows && jsonBound(rows) <= maxBytes) return { rows: [...rows], dropped: 0 };
+  // Most listings are far below the cap: one serialization of them all decides it (its bytes plus
+  // one are what the row-by-row sum below comes to: each row counts its comma, the last one too).
+  if (rows.length <= maxRows) {
+    const json = JSON.stringify(rows);
+    if (rows.length === 0 || 3 * json.length + 1 <= maxBytes || byteLength(json) + 1 <= maxBytes) {
+      return { rows: [...rows], dropped: 0 };
+    }
+  }
   const kept: T[] = [];
   let bytes = 2;
   for (const row of rows.slice(0, maxRows)) {
@@ -212,24 +218,6 @@ export function boundRows<T>(
     kept.push(row);
   }
   return { rows: kept, dropped: rows.length - kept.length };
-}
-
-/**
- * At least the UTF-8 length of `JSON.stringify(value)`: a UTF-16 unit takes at most 6 bytes in
- * JSON (`\uXXXX`), a number at most 24 characters.
- */
-function jsonBound(value: unknown): number {
-  if (typeof value === "string") return 6 * value.length + 2;
-  if (typeof value !== "object" || value === null) return 24;
-  // A Date (any toJSON) is not its own entries: no bound, so the rows are measured exactly.
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return Infinity;
-  let bytes = 2;
-  if (Array.isArray(value)) {
-    for (const item of value) bytes += jsonBound(item) + 1;
-    return bytes;
-  }
-  for (const [key, item] of Object.entries(value)) bytes += 6 * key.length + 4 + jsonBound(item);
-  return bytes;
 }
 
 // The row vocabulary owns its field limits; they sit below the funnel, which builds rows (§2).
