@@ -12,7 +12,7 @@
  */
 import { PANE_ROW_FIELDS } from "../src/tmux/queries.ts";
 import { connectStdio } from "../tests/support/client.ts";
-import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
+import { TmuxFixture } from "../tests/support/fixture.ts";
 import {
   cpuSeconds,
   exited,
@@ -105,20 +105,9 @@ async function floodCpu(entry: string | undefined | "discard", mib: number) {
   try {
     const tmuxPid = await fx.serverPid();
     let server: { client: Awaited<ReturnType<typeof connectStdio>>; pid: number } | undefined;
-    let discard: Deno.ChildProcess | undefined;
-    if (entry === "discard") {
-      discard = new Deno.Command("tmux", {
-        args: ["-S", fx.socket, "-C", "attach", "-t", "=fc"],
-        clearEnv: true,
-        env: cleanEnv(),
-        stdin: "piped",
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      while (!(await fx.tmux("list-clients", "-F", "#{client_pid}")).includes(`${discard.pid}`)) {
-        await sleep(50);
-      }
-    } else if (entry) {
+    // A bare control client that discards its output: what tmux spends for any control client.
+    const detach = entry === "discard" ? await fx.attachControlPerson("fc") : undefined;
+    if (entry && !detach) {
       const stdio = await connectStdio(["-S", fx.socket], {}, entry);
       server = { client: stdio, pid: await serverPid(entry) };
       await stdio.client.callTool({ name: "capture_since", arguments: { paneId: "%0" } });
@@ -153,10 +142,7 @@ async function floodCpu(entry: string | undefined | "discard", mib: number) {
       await server.client.close();
       await exited(server.pid);
     }
-    if (discard) {
-      await discard.stdin.close();
-      await discard.status;
-    }
+    await detach?.();
     return {
       seconds: round(seconds),
       oursCpu: round(ours),

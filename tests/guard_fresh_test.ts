@@ -10,13 +10,19 @@ import { eventually, TmuxFixture } from "./support/fixture.ts";
 const SHELL = "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=screen PS1='$ ' HISTFILE=/dev/null " +
   "bash --norc --noprofile";
 
-Deno.test("guard: a person attaching between two send_keys calls refuses the second", async () => {
-  await using fx = await TmuxFixture.start({ session: "in", command: "sleep 100000" });
-  const paneId = await fx.display("=in:0", "#{pane_id}");
+/**
+ * Send to `paneId`, let `attach` bring a person in, and check the next send is refused before
+ * tmux sees it; once they are gone, the next listing says so and a send goes through.
+ */
+async function refusedWhileAttached(
+  fx: TmuxFixture,
+  paneId: string,
+  attach: () => Promise<() => Promise<void>>,
+): Promise<void> {
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     await ok(client, "send_keys", { paneId, keys: "a", enter: false });
-    const detach = await fx.attachPerson("in");
+    const detach = await attach();
     try {
       const refused = await fails(client, "send_keys", { paneId, keys: "b", enter: false });
       assertEquals([refused.code, refused.effects], ["target_denied", "none"]);
@@ -24,11 +30,16 @@ Deno.test("guard: a person attaching between two send_keys calls refuses the sec
     } finally {
       await detach();
     }
-    // Gone again: the next listing says so.
     await ok(client, "send_keys", { paneId, keys: "c", enter: false });
   } finally {
     await close();
   }
+}
+
+Deno.test("guard: a person attaching between two send_keys calls refuses the second", async () => {
+  await using fx = await TmuxFixture.start({ session: "in", command: "sleep 100000" });
+  const paneId = await fx.display("=in:0", "#{pane_id}");
+  await refusedWhileAttached(fx, paneId, () => fx.attachPerson("in"));
 });
 
 Deno.test("guard: a nested tmux client started by the first send_keys refuses the second", async () => {
@@ -64,22 +75,8 @@ Deno.test("guard: a control-mode person attaching between two calls refuses the 
   const paneId = await fx.display("=in:0", "#{pane_id}");
   await fx.tmux("new-session", "-d", "-s", "two", "sleep 100000");
   await fx.tmux("link-window", "-d", "-s", "=in:0", "-t", "=two:5");
-  const { client, close } = await connectInProcess(["-S", fx.socket]);
-  try {
-    await ok(client, "send_keys", { paneId, keys: "a", enter: false });
-    // Session two's current window is its own: only the link shows the person pane %0.
-    const detach = await fx.attachControlPerson("two");
-    try {
-      const refused = await fails(client, "send_keys", { paneId, keys: "b", enter: false });
-      assertEquals([refused.code, refused.effects], ["target_denied", "none"]);
-      assertMatch(refused.text, /a person is watching pane/);
-    } finally {
-      await detach();
-    }
-    await ok(client, "send_keys", { paneId, keys: "c", enter: false });
-  } finally {
-    await close();
-  }
+  // Session two's current window is its own: only the link shows the person pane %0.
+  await refusedWhileAttached(fx, paneId, () => fx.attachControlPerson("two"));
 });
 
 Deno.test("guard: window links are listed only while a control-mode person is attached", async () => {
