@@ -10,37 +10,13 @@
 import { connectStdio } from "../tests/support/client.ts";
 import { TmuxFixture } from "../tests/support/fixture.ts";
 import { sshdMissing, SshRig } from "../tests/support/sshd.ts";
-
-/** Percentiles of one call, in milliseconds. */
-interface Stat {
-  p50: number;
-  p95: number;
-  n: number;
-}
+import { type Stat, time } from "./bench_support.ts";
 
 /** What the section reports: each call locally and remotely, or why it could not run. */
 export interface RemoteFigures {
   skipped?: string;
   local?: { capturePane: Stat; listPanes: Stat };
   remote?: { capturePane: Stat; listPanes: Stat; firstCall: number };
-}
-
-function stat(samples: number[]): Stat {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  const round = (ms: number) => Math.round(ms * 1000) / 1000;
-  return { p50: round(at(0.5)), p95: round(at(0.95)), n: sorted.length };
-}
-
-async function time(n: number, fn: () => Promise<unknown>): Promise<Stat> {
-  for (let i = 0; i < 5; i++) await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
-  }
-  return stat(samples);
 }
 
 /** Measure; `iterations` calls of each kind after a warm-up. */
@@ -70,12 +46,12 @@ export async function remoteBench(iterations = 100): Promise<RemoteFigures> {
       const firstCall = Math.round((performance.now() - t0) * 10) / 10;
       return {
         local: {
-          capturePane: await time(iterations, call("capture_pane", { paneId: "%0" })),
-          listPanes: await time(iterations, call("list_panes", { host: "local" })),
+          capturePane: await time(iterations, call("capture_pane", { paneId: "%0" }), 5),
+          listPanes: await time(iterations, call("list_panes", { host: "local" }), 5),
         },
         remote: {
-          capturePane: await time(iterations, call("capture_pane", { paneId: "m1:%0" })),
-          listPanes: await time(iterations, call("list_panes", { host: "m1" })),
+          capturePane: await time(iterations, call("capture_pane", { paneId: "m1:%0" }), 5),
+          listPanes: await time(iterations, call("list_panes", { host: "m1" }), 5),
           firstCall,
         },
       };

@@ -32,9 +32,12 @@ export function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-/** `n` timed runs of `fn` after one untimed (the first call pays for compiling and caches). */
-export async function time(n: number, fn: () => Promise<unknown>): Promise<Stat> {
-  await fn(); // warm-up
+/**
+ * `n` timed runs of `fn` after `warmUp` untimed ones (the first call pays for compiling and
+ * caches).
+ */
+export async function time(n: number, fn: () => Promise<unknown>, warmUp = 1): Promise<Stat> {
+  for (let i = 0; i < warmUp; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
