@@ -161,6 +161,9 @@ function listPanesFields(): string {
   return Object.values(PANE_ROW_FIELDS).map((v) => `#{${v}}`).join("\x1f");
 }
 
+/** The guarded keypress measured: one key to %1, which nobody watches and `cat` reads. */
+const SEND_KEYS = { name: "send_keys", arguments: { paneId: "%1", keys: "k", enter: false } };
+
 /** What {@link among} measured of one build, with the floors of the same rounds. */
 interface Among {
   /** One `tmux display-message` spawned. */
@@ -197,12 +200,10 @@ async function among(entries: string[], panes: number, keys: boolean): Promise<A
     for (const entry of entries) servers.push(await connectStdio(["-S", fx.socket], {}, entry));
     for (const { client } of servers) {
       for (let i = 0; i < 5; i++) await client.callTool({ name: "list_panes", arguments: {} });
-      const sent = await client.callTool({
-        name: "send_keys",
-        arguments: { paneId: "%1", keys: "k", enter: false },
-      });
+      if (!keys) continue;
+      const sent = await client.callTool(SEND_KEYS);
       // A refused call is cheaper than a sent one: measuring it would flatter the build.
-      if (keys && sent.isError) throw new Error(`send_keys was refused: ${JSON.stringify(sent)}`);
+      if (sent.isError) throw new Error(`send_keys was refused: ${JSON.stringify(sent)}`);
     }
     await sleep(200);
     const spawn: number[] = [];
@@ -225,11 +226,7 @@ async function among(entries: string[], panes: number, keys: boolean): Promise<A
           await sample(into(per[i].noTmux), () => client.callTool(NO_TMUX));
         }
         if (keys) {
-          await sample(into(per[i].keys), () =>
-            client.callTool({
-              name: "send_keys",
-              arguments: { paneId: "%1", keys: "k", enter: false },
-            }));
+          await sample(into(per[i].keys), () => client.callTool(SEND_KEYS));
         }
         await sample(
           into(per[i].list),
