@@ -12,7 +12,7 @@ import { type HttpServer, serveHttp } from "./src/http/server.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
 import { describeSocket } from "./src/tmux/argv.ts";
-import { isSupported, MIN_TMUX, parseTmuxVersion } from "./src/tmux/version.ts";
+import { isSupported, liveRiskNotice, MIN_TMUX, parseTmuxVersion } from "./src/tmux/version.ts";
 import { VERSION } from "./src/version.ts";
 
 // The bundle (`deno task bundle`) is plain JavaScript: under Node it would load and exit 0 without
@@ -86,7 +86,7 @@ async function main(): Promise<number | undefined> {
 
   const built = createTmuxMcpServer({ config, env: readEnv, version: VERSION, log: say });
   announce(config, built.tools.length);
-  const refused = await checkTmux(() => built.tmuxVersion());
+  const refused = await checkTmux(() => built.tmuxVersion(), config);
   if (refused !== undefined) return refused;
 
   const transport = new StdioTransport({ log: say });
@@ -132,9 +132,14 @@ function announce(config: Config, toolCount: number): void {
 }
 
 /** Check tmux's version: an exit status when it is too old, undefined to go on serving. */
-async function checkTmux(tmuxVersion: () => Promise<string>): Promise<number | undefined> {
+async function checkTmux(
+  tmuxVersion: () => Promise<string>,
+  config: Config,
+): Promise<number | undefined> {
   try {
     const version = await tmuxVersion();
+    const risk = liveRiskNotice(version, config.live, config.socketSource);
+    if (risk) say(risk);
     const release = parseTmuxVersion(version);
     if (release && !isSupported(release)) {
       say(
@@ -168,7 +173,7 @@ async function serveOverHttp(
 ): Promise<number | undefined> {
   const host = new TmuxHost({ config, env: readEnv, log: say });
   announce(config, effectiveTools(config).length);
-  const refused = await checkTmux(() => host.tmuxVersion());
+  const refused = await checkTmux(() => host.tmuxVersion(), config);
   if (refused !== undefined) return refused;
   const token = config.httpToken ?? generateToken();
   let server: HttpServer;

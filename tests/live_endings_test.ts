@@ -6,8 +6,7 @@ import {
   discontinuity,
   dropped,
   endedAnswer,
-  evicted,
-  noRoom,
+  NoRoom,
 } from "../src/tmux/live_endings.ts";
 
 Deno.test("a late cursor of a stream that ended with server_gone is stale_cursor; others stay", () => {
@@ -43,8 +42,7 @@ Deno.test("a pane that changed under its stream names what happened", () => {
 
 Deno.test("room and connection errors carry the cap and the reason", () => {
   const cases: [ToolError, string, string][] = [
-    [noRoom(8), "busy", "this server already follows 8 sessions, each with a wait in progress"],
-    [evicted(8), "stale_cursor", "this server follows at most 8 sessions at once"],
+    [new NoRoom(32), "busy", "this server already follows 32 sessions live, each with streams"],
     [connectionLost("server exited"), "server_gone", "went away (server exited)"],
     [dropped("the server is closing"), "stale_cursor", "the stream ended: the server is closing"],
   ];
@@ -52,5 +50,6 @@ Deno.test("room and connection errors carry the cap and the reason", () => {
     assertEquals(error.code, code, words);
     assertEquals(error.message.includes(words), true, error.message);
   }
-  assertEquals(noRoom(8).hint?.startsWith("Retry"), true);
+  assertEquals(new NoRoom(32).hint?.startsWith("Retry"), true);
+  assertEquals(new NoRoom(32).note.includes("follows 32 sessions live (its cap)"), true);
 });

@@ -666,7 +666,7 @@ Deno.test("the engine knows a streamed pane's bracketed-paste mode once its outp
   }
 });
 
-Deno.test("live connections are capped: the least recently read session's reader gets stale_cursor with the reason", async () => {
+Deno.test("past the connection cap, further sessions are polled and no followed reader loses its stream", async () => {
   await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
   for (const name of ["s1", "s2"]) await fx.tmux("new-session", "-d", "-s", name, "cat");
   const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
@@ -676,27 +676,46 @@ Deno.test("live connections are capped: the least recently read session's reader
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: panes[0] });
     const second = await ok<Since>(client, "capture_since", { paneId: panes[1] });
-    // Reading the first stream makes the second one the least recently used.
-    await ok<Since>(client, "capture_since", { paneId: panes[0], cursor: first.cursor });
-    await ok<Since>(client, "capture_since", { paneId: panes[2] });
-    assertEquals(built.live!.stats().connections, 2);
-    const evicted = await fails(client, "capture_since", {
-      paneId: panes[1],
-      cursor: second.cursor,
-    });
-    assertEquals(evicted.code, "stale_cursor");
-    assert(evicted.message.includes("at most 2 sessions"), evicted.message);
-    assert(evicted.text.includes("without a cursor"), evicted.text);
-    await ok<Since>(client, "capture_since", { paneId: panes[0], cursor: first.cursor });
-    // tmux lists exactly our two streaming clients (the command route's no-output client aside);
-    // the evicted one has detached.
-    assert(
-      await eventually(async () =>
-        (await fx.tmux("list-clients", "-F", "#{client_flags}")).trim().split("\n")
-          .filter((flags) => !flags.split(",").includes("no-output")).length === 2
-      ),
-      "two control clients remain",
+    const attaches = built.live!.stats().attaches;
+    const polled = await ok<Since>(client, "capture_since", { paneId: panes[2] });
+    assertEquals(polled.streaming, false);
+    assertEquals(polled.cursor, undefined);
+    assert(String(polled.note).includes("follows 2 sessions live (its cap)"), String(polled.note));
+    await fx.tmux("send-keys", "-t", panes[2], "-l", "polled-line");
+    const waited = await ok<{ outcome: string; streaming: boolean; note?: string }>(
+      client,
+      "wait_for_text",
+      { paneId: panes[2], patterns: ["polled-line"], includeScreen: true, timeoutMs: 20_000 },
     );
+    assertEquals([waited.outcome, waited.streaming], ["matched", false]);
+    assert(String(waited.note).includes("its cap"), String(waited.note));
+    // Both followed readers keep their streams, and nothing attached or detached meanwhile.
+    await ok<Since>(client, "capture_since", { paneId: panes[0], cursor: first.cursor });
+    await ok<Since>(client, "capture_since", { paneId: panes[1], cursor: second.cursor });
+    assertEquals(built.live!.stats().connections, 2);
+    assertEquals(built.live!.stats().attaches, attaches);
+    assertEquals(built.live!.stats().detaches, 0);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("at the connection cap, a connection whose streams all ended makes room", async () => {
+  await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
+  await fx.tmux("new-session", "-d", "-s", "s1", "cat");
+  const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
+  const { client, close, built } = await connectInProcess(["-S", fx.socket], {}, {
+    maxConnections: 1,
+    streamTtlMs: 100,
+    sweepMs: 50,
+  });
+  try {
+    await ok<Since>(client, "capture_since", { paneId: panes[0] });
+    assert(await eventually(() => built.live!.stats().streams === 0), "the stream expired");
+    const next = await ok<Since>(client, "capture_since", { paneId: panes[1] });
+    assertEquals(next.streaming, true);
+    assertEquals(built.live!.stats().connections, 1);
+    assertEquals(built.live!.stats().detaches, 1);
   } finally {
     await close();
   }

@@ -163,6 +163,7 @@ export class FramedRun implements OutputTap {
   #started = false;
   #exit: (RunOutput & { status: number }) | undefined;
   #lost: (RunOutput & { reason: ToolError }) | undefined;
+  readonly #begun = Promise.withResolvers<void>();
 
   constructor(owner: RunOwner) {
     this.paneId = owner.paneId;
@@ -171,6 +172,15 @@ export class FramedRun implements OutputTap {
     this.execs = owner.execs;
     this.#scanner = new FrameScanner(this.nonce);
     this.#start = new OutputStart(owner.buffer);
+  }
+
+  /**
+   * Settles once the start frame came or the run settled: by then the pane's shell has deleted our
+   * buffer, a command that makes tmux notify control clients (src/tmux/run.ts holds the attach
+   * gate until then).
+   */
+  get begun(): Promise<void> {
+    return this.#begun.promise;
   }
 
   /** The shell printed the start frame: the command is running (or ran). */
@@ -202,11 +212,13 @@ export class FramedRun implements OutputTap {
         if (frame === "start") {
           if (!this.#started) this.#start.begin(emulator);
           this.#started = true;
+          this.#begun.resolve();
           return;
         }
         // An end frame without a start frame cannot be ours (the shell prints them in order).
         if (!this.#started) return;
         this.#exit = { status: frame.status, ...this.#start.read(emulator) };
+        this.#begun.resolve();
         this.onSettled?.();
       },
     }));
@@ -227,6 +239,7 @@ export class FramedRun implements OutputTap {
       ? this.#start.read(emulator)
       : { text: "", missedRows: 0 };
     this.#lost = { reason, ...output };
+    this.#begun.resolve();
     this.onSettled?.();
   }
 

@@ -12,6 +12,8 @@
  */
 import { classifyTmuxFailure, type Effects, ToolError } from "../errors.ts";
 import { chainArgs, commandList, controlArgs, type SocketSpec, type TmuxCommand } from "./argv.ts";
+import { AttachGate, type GateWait } from "./attach_gate.ts";
+import { notifies } from "./notifying.ts";
 import { type ControlChild, type Output, TmuxProcesses, type TmuxStarter } from "./process.ts";
 
 /** Options of one invocation. */
@@ -24,6 +26,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** `possible` when the commands may change state, so failures say so. */
   effects?: Effects;
+  /**
+   * For a notifying command whose consequences go on after it returns (a pane's shell that
+   * will delete our buffer): the attach gate stays held until this settles (docs/design.md §7.4).
+   */
+  holdGateUntil?: Promise<unknown>;
 }
 
 /** What one invocation printed; `error` when a command of the chain failed (see runPartial). */
@@ -74,7 +81,11 @@ export class TmuxRunner {
   #timeoutMs: number;
   #control: ControlPath | undefined;
   #debug: ((message: string) => void) | undefined;
-  #controlStarts: Promise<void> = Promise.resolve();
+  /**
+   * Orders our control clients' attaches against our commands that make tmux notify control
+   * clients, and against our detaches (src/tmux/attach_gate.ts, docs/design.md §7.4).
+   */
+  readonly gate: AttachGate = new AttachGate();
 
   constructor(options: TmuxRunnerOptions) {
     this.socket = options.socket;
@@ -85,16 +96,24 @@ export class TmuxRunner {
   }
 
   /**
-   * Run `start` (spawning a control client and waiting until it answers) after every other start
-   * of this runner's has finished. tmux 3.3a can crash while a control client identifies itself: a
-   * notification sent to it then (another client's attach is one) meets its control state not yet
-   * made (checked: SIGSEGV reading address 0x20 in `control_write`). Our own clients, the live
-   * engine's and the control route's, therefore never start at the same time.
+   * Run `start` (spawning a control client and waiting until tmux has answered its attach) alone:
+   * no other start of this runner's and no notifying command of ours runs meanwhile. tmux 3.3a
+   * crashes when a notification reaches a control client still identifying itself (checked:
+   * SIGSEGV reading address 0x20 in `control_write`); docs/design.md §7.4.
    */
   controlStart<T>(start: () => Promise<T>): Promise<T> {
-    const run = this.#controlStarts.then(start);
-    this.#controlStarts = run.then(() => {}, () => {});
-    return run;
+    this.#debug?.(`tmux: attach (${this.gate.stats().attaches + 1} so far)`);
+    return this.gate.exclusive(start);
+  }
+
+  /**
+   * Detach one of our control clients: `detach` runs (and the gate stays held until it has
+   * settled) only while none of ours is attaching, since a client's detach notifies every other.
+   */
+  controlStop(detach: () => Promise<void>): Promise<void> {
+    this.gate.detached();
+    this.#debug?.(`tmux: detach (${this.gate.stats().detaches} so far)`);
+    return this.gate.shared(detach);
   }
 
   /** The deadline of a call that does not set its own, in milliseconds. */
@@ -135,9 +154,24 @@ export class TmuxRunner {
     options: RunOptions = {},
   ): Promise<PartialResult> {
     const list = commandList(commands);
+    if (!notifies(list)) return await this.#runAny(list, options);
+    return await this.gate.shared(
+      () => this.#runAny(list, options),
+      this.#gateWait(options),
+      options.holdGateUntil,
+    );
+  }
+
+  /** How long a notifying command waits for an attach in progress: within its own deadline. */
+  #gateWait(options: RunOptions): GateWait {
+    return { signal: options.signal, timeoutMs: options.timeoutMs ?? this.#timeoutMs };
+  }
+
+  /** {@link runPartial} once the gate allows it: over the control path, or spawned. */
+  async #runAny(list: readonly TmuxCommand[], options: RunOptions): Promise<PartialResult> {
     if (!this.#control || options.stdin !== undefined) {
-      if (!this.#debug) return await this.spawnPartial(list, options);
-      return await this.#timed("spawn", list, () => this.spawnPartial(list, options));
+      if (!this.#debug) return await this.#spawn(list, options);
+      return await this.#timed("spawn", list, () => this.#spawn(list, options));
     }
     const control = this.#control;
     let fallback = "";
@@ -150,7 +184,7 @@ export class TmuxRunner {
     return await this.#timed(
       `spawn (${routed})`,
       list,
-      () => this.spawnPartial(list, options),
+      () => this.#spawn(list, options),
     );
   }
 
@@ -182,6 +216,12 @@ export class TmuxRunner {
     commands: TmuxCommand | readonly TmuxCommand[],
     options: RunOptions = {},
   ): Promise<PartialResult> {
+    const list = commandList(commands);
+    if (!notifies(list)) return await this.#spawn(list, options);
+    return await this.gate.shared(() => this.#spawn(list, options), this.#gateWait(options));
+  }
+
+  async #spawn(commands: readonly TmuxCommand[], options: RunOptions): Promise<PartialResult> {
     const args = this.argv(commands);
     const effects = options.effects ?? "none";
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
@@ -248,7 +288,7 @@ export class TmuxRunner {
   /**
    * Start a persistent control-mode client (`tmux -C attach -E -t $N`, see `controlArgs`) with the
    * same socket and environment policy as every other invocation. The caller owns the child and
-   * must end it; start it inside {@link controlStart}.
+   * must end it: start it inside {@link controlStart}, detach it inside {@link controlStop}.
    */
   spawnControl(sessionId: string, options: ControlSpawnOptions = {}): Promise<ControlChild> {
     return this.#processes.control(controlArgs(this.socket, sessionId, options.clientFlags ?? []));

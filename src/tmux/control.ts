@@ -73,6 +73,8 @@ const ATTACH_GRACE_MS = 1_000;
 /** A live control-mode connection to one session. */
 export class ControlClient {
   readonly sessionId: string;
+  /** The funnel that started it: its detach goes through the runner's attach gate. */
+  readonly #runner: TmuxRunner;
   readonly #child: Deno.ChildProcess;
   /** The tmux client's pid on its host, once known (see {@link ControlChild.clientPid}). */
   #pid: number | undefined;
@@ -91,12 +93,14 @@ export class ControlClient {
   readonly #done: Promise<void>;
 
   private constructor(
+    runner: TmuxRunner,
     sessionId: string,
     spawned: ControlChild,
     handlers: ControlHandlers,
     strict: boolean,
   ) {
     const child = spawned.process;
+    this.#runner = runner;
     this.sessionId = sessionId;
     this.#replies = new ReplyQueue(strict, () => this.#attached.resolve());
     this.#child = child;
@@ -133,7 +137,13 @@ export class ControlClient {
     options: ControlOpenOptions,
   ): Promise<ControlClient> {
     const spawned = await runner.spawnControl(sessionId, options);
-    const client = new ControlClient(sessionId, spawned, handlers, options.strict ?? false);
+    const client = new ControlClient(
+      runner,
+      sessionId,
+      spawned,
+      handlers,
+      options.strict ?? false,
+    );
     try {
       // Registered before the attach is answered, so no listing counts it as a person (locally
       // the pid is known at once; a remote client says it before it starts tmux).
@@ -145,7 +155,9 @@ export class ControlClient {
       await client.command(["display-message", "-p", ""]);
       await settlesWithin(client.#attached.promise, ATTACH_GRACE_MS);
     } catch (error) {
-      await client.close();
+      // Still inside the attach's turn of the gate (controlStart): nothing else of ours runs.
+      client.#closing = true;
+      await client.#detach();
       throw error;
     }
     return client;
@@ -296,6 +308,12 @@ export class ControlClient {
   async close(): Promise<void> {
     if (this.#closing) return await this.#done;
     this.#closing = true;
+    // Our detach notifies every control client: never while one of ours is attaching (§7.4).
+    await this.#runner.controlStop(() => this.#detach());
+  }
+
+  /** Detach now and wait for the process, bounded (see {@link close}). */
+  async #detach(): Promise<void> {
     // Our writes reach the server itself (it holds the client's stdin), so with a stopped server
     // even they may never complete: they are part of the grace period, not waited for after it.
     const detach = this.#writes.then(() => this.#writer.close()).catch(() => {});
@@ -315,6 +333,8 @@ export class ControlClient {
     } catch {
       // already gone
     }
+    // Its end notifies every control client too: no attach of ours until it has exited.
+    this.#runner.gate.holdUntil(this.#done);
     this.#writer.abort().catch(() => {});
     this.#stdout.cancel().catch(() => {});
     this.#stderrReader?.cancel().catch(() => {});

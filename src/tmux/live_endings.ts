@@ -40,13 +40,32 @@ export function dropped(reason: string): ToolError {
   return new ToolError("stale_cursor", `the stream ended: ${reason}`);
 }
 
-/** Refusal of a new stream when each of the `max` connections has a wait in progress. */
-export function noRoom(max: number): ToolError {
-  return new ToolError(
-    "busy",
-    `this server already follows ${max} sessions, each with a wait in progress`,
-    { hint: "Retry when one of the other capture_since waits has ended." },
-  );
+/**
+ * Why a pane is not streamed: every one of the `max` connections feeds streams that are in use.
+ * Evicting one would cost another attach (each a risk to a tmux 3.3a server, docs/design.md §7.4)
+ * and break its readers, so the tools that can poll the pane do so instead, and say why.
+ */
+export class NoRoom extends ToolError {
+  /** The connection cap that was reached. */
+  readonly max: number;
+
+  constructor(max: number) {
+    super(
+      "busy",
+      `this server already follows ${max} sessions live, each with streams in use`,
+      {
+        hint: "Retry when a followed session is no longer read (streams end 5 minutes after " +
+          "their last read), or read this pane with capture_pane.",
+      },
+    );
+    this.max = max;
+  }
+
+  /** What a polled result says about why it is not live. */
+  get note(): string {
+    return `this server already follows ${this.max} sessions live (its cap), so this pane's ` +
+      "session is polled instead: the screen is looked at, not streamed";
+  }
 }
 
 /** The streams of a connection closed to make room for another session's. */

@@ -5,8 +5,10 @@
  *
  * Lifetimes (docs/design.md §7.4): a stream lives while its cursor was used in the last `streamTtlMs`
  * (5 minutes) or someone waits on it; a connection lives while it has streams and lingers
- * `idleCloseMs` (30 s) after its last one, then detaches. Our clients are registered in
- * `ownClientPids`, so listings never count them as people.
+ * `idleCloseMs` (10 minutes) after its last one, then detaches. A connection with streams is never
+ * closed to make room: past the cap, panes of further sessions are polled (the tools catch
+ * {@link NoRoom}). Every attach and detach goes through the runner's attach gate. Our clients are
+ * registered in `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
 import { oversize, type PaneEmulator } from "../live/emulator.ts";
@@ -16,14 +18,7 @@ import type { TmuxRunner } from "./command.ts";
 import type { TmuxReadContext } from "./context.ts";
 import { ControlClient } from "./control.ts";
 import type { PaneSize } from "./layout.ts";
-import {
-  connectionLost,
-  discontinuity,
-  dropped,
-  endedAnswer,
-  evicted,
-  noRoom,
-} from "./live_endings.ts";
+import { connectionLost, discontinuity, dropped, endedAnswer, NoRoom } from "./live_endings.ts";
 import { checkPane, type PaneContinuity } from "./live_pane_check.ts";
 import type { LiveOptions, LiveStats, LiveStatus } from "./live_options.ts";
 import { alignRows, seedDone, seedStream } from "./live_seed.ts";
@@ -67,8 +62,6 @@ export class LiveEngine implements LiveStatus {
   readonly #endedWhy = new Map<string, ToolError>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
-  /** Our detaches in flight: an attach waits for them (see {@link LiveEngine.#detach}). */
-  readonly #detaching = new Set<Promise<void>>();
   /**
    * The busy marks: commands run_shell_command framed that are still running, per pane
    * (docs/design.md §6.12). A marked pane's stream is kept while the mark lasts.
@@ -96,6 +89,8 @@ export class LiveEngine implements LiveStatus {
       streams: streams.length,
       waiters: streams.reduce((n, s) => n + s.waiters, 0),
       clientPids: [...this.#connections.values()].map((c) => c.client.pid),
+      attaches: this.#runner.gate.stats().attaches,
+      detaches: this.#runner.gate.stats().detaches,
     };
   }
 
@@ -234,31 +229,28 @@ export class LiveEngine implements LiveStatus {
     const pending = this.#opening.get(sessionId);
     if (pending) return await pending;
     this.#makeRoom();
-    const detached = Promise.all(this.#detaching);
-    const opening = detached.then(() =>
-      ControlClient.open(this.#runner, sessionId, {
-        // Ours from the moment it exists, so it never counts as a person, not even briefly.
-        onSpawn: (pid) => this.#ownPids.add(pid),
-        onExit: (pid) => this.#ownPids.delete(pid),
-        onOutput: (paneId, bytes) => {
-          const stream = this.#byPane.get(paneId);
-          if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.receive(bytes);
-        },
-        onLayout: (windowId, panes) => this.#layout(sessionId, windowId, panes),
-        onWindowClose: (windowId) => {
-          for (const stream of this.#fedBy(sessionId)) {
-            if (stream.windowId === windowId) this.#recheck(stream);
-          }
-        },
-        onSubscription: (name, paneId) => {
-          const stream = this.#byPane.get(paneId);
-          if (name === PID_SUBSCRIPTION && stream && this.#fedBy(sessionId).includes(stream)) {
-            this.#recheck(stream);
-          }
-        },
-        onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
-      })
-    ).then(async (client) => {
+    const opening = ControlClient.open(this.#runner, sessionId, {
+      // Ours from the moment it exists, so it never counts as a person, not even briefly.
+      onSpawn: (pid) => this.#ownPids.add(pid),
+      onExit: (pid) => this.#ownPids.delete(pid),
+      onOutput: (paneId, bytes) => {
+        const stream = this.#byPane.get(paneId);
+        if (stream && this.#feeds.get(stream.id)?.sessionId === sessionId) stream.receive(bytes);
+      },
+      onLayout: (windowId, panes) => this.#layout(sessionId, windowId, panes),
+      onWindowClose: (windowId) => {
+        for (const stream of this.#fedBy(sessionId)) {
+          if (stream.windowId === windowId) this.#recheck(stream);
+        }
+      },
+      onSubscription: (name, paneId) => {
+        const stream = this.#byPane.get(paneId);
+        if (name === PID_SUBSCRIPTION && stream && this.#fedBy(sessionId).includes(stream)) {
+          this.#recheck(stream);
+        }
+      },
+      onClose: (client, reason, byUs) => this.#lost(client, reason, byUs),
+    }).then(async (client) => {
       if (this.#closed) {
         await client.close();
         throw new ToolError("server_gone", "the live engine is closed");
@@ -276,35 +268,28 @@ export class LiveEngine implements LiveStatus {
   }
 
   /**
-   * Before opening one more connection at the cap, close the least recently used one that no
-   * caller is waiting on; its readers learn why from `stale_cursor`. When every connection has
-   * a waiter, the new stream is refused with `busy` rather than failing a wait in progress.
+   * Before opening one more connection at the cap, close one that feeds no stream (the oldest
+   * idle one). When every connection feeds streams, refuse with {@link NoRoom}: the caller polls
+   * the pane instead, and no reader of a followed session loses its stream.
    */
   #makeRoom(): void {
     const open = this.#connections.size + this.#opening.size;
     if (open < this.#options.maxConnections) return;
     const idle = [...this.#connections.entries()]
-      .filter(([, c]) => !this.#streamsOf(c.client).some((s) => s.inUse))
+      .filter(([, c]) => this.#streamsOf(c.client).length === 0)
       .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
-    if (idle.length === 0) throw noRoom(this.#options.maxConnections);
+    if (idle.length === 0) throw new NoRoom(this.#options.maxConnections);
     const [sessionId, connection] = idle[0];
     this.#connections.delete(sessionId);
-    const error = evicted(this.#options.maxConnections);
-    for (const stream of this.#streamsOf(connection.client)) this.#end(stream, error);
     this.#detach(connection);
   }
 
   /**
-   * Detach a connection once the attaches in flight are done, and hold later attaches back until
-   * its client process has exited, so tmux has seen it gone before anything a later client sends
-   * (docs/design.md §7.4): tmux 3.3a sends `%client-detached` to every control client, also to
-   * one still identifying, which has no control state yet, and the server crashes.
+   * Detach a connection; its client's close takes its turn at the runner's attach gate, so it
+   * never overlaps an attach of ours (docs/design.md §7.4).
    */
   #detach(connection: Connection): void {
-    const attaching = [...this.#opening.values()].map((p) => p.catch(() => {}));
-    const done = Promise.all(attaching).then(() => connection.client.close()).catch(() => {});
-    this.#detaching.add(done);
-    done.finally(() => this.#detaching.delete(done));
+    connection.client.close().catch(() => {});
   }
 
   #streamsOf(client: ControlClient): PaneStream[] {

@@ -6,7 +6,10 @@ import { HISTORY_ROWS } from "../live/emulator.ts";
 
 /** Timing and size knobs; production uses {@link LIVE_DEFAULTS}, tests shorten them. */
 export interface LiveOptions {
-  /** How long a connection without streams lingers before it detaches. */
+  /**
+   * How long a connection without streams (and the control route without calls) lingers before
+   * it detaches: long, so following panes costs few attaches (docs/design.md §7.4).
+   */
   idleCloseMs: number;
   /** How long a stream nobody reads or waits on is kept. */
   streamTtlMs: number;
@@ -16,19 +19,20 @@ export interface LiveOptions {
   sweepMs: number;
   /**
    * Control connections open at once. `%output` reaches only clients attached to the pane's
-   * session, so each streamed session needs its own; past this many, the least recently used
-   * one is closed to make room.
+   * session, so each streamed session needs its own; past this many, a connection without
+   * streams is closed to make room, and when every one has streams, further sessions are polled
+   * (docs/design.md §7.1) rather than a followed one evicted.
    */
   maxConnections: number;
 }
 
 /** The numbers of docs/design.md §7.4. */
 export const LIVE_DEFAULTS: LiveOptions = {
-  idleCloseMs: 30_000,
+  idleCloseMs: 600_000,
   streamTtlMs: 300_000,
   scrollbackRows: HISTORY_ROWS,
   sweepMs: 1_000,
-  maxConnections: 8,
+  maxConnections: 32,
 };
 
 /** Counters of the live engine, for tests and diagnostics. */
@@ -41,6 +45,10 @@ export interface LiveStats {
   waiters: number;
   /** Pids of our control clients. */
   clientPids: number[];
+  /** Attaches of our control clients on this host so far (the live engine's and the route's). */
+  attaches: number;
+  /** Detaches of our control clients on this host so far. */
+  detaches: number;
 }
 
 /** What the engine shows outside the server: its counters. */

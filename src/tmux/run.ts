@@ -30,10 +30,12 @@ import type { TmuxContext, TmuxReadContext } from "./context.ts";
 import { nonce } from "./format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
 import type { LiveEngine } from "./live_engine.ts";
+import { NoRoom } from "./live_endings.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
 import { type PaneFate, paneFate } from "./queries.ts";
 import { checkGeneration, paneArg } from "./targets.ts";
+import { settlesWithin } from "../timing.ts";
 
 export { POSIX_SHELLS } from "./run_pane.ts";
 
@@ -43,6 +45,11 @@ const START_GRACE_MS = 2_000;
 const PANE_CHECK_MS = 1_000;
 /** How often progress is reported at most. */
 const PROGRESS_MS = 500;
+/**
+ * How long the attach gate stays held after staging while the pane's shell has not printed the
+ * start frame (it deletes our buffer first): a shell that never reads the line frees it then.
+ */
+const SHELL_DELETE_HOLD_MS = 5_000;
 
 /** A value as one POSIX shell word: single quotes, each `'` written as `'\''`. */
 function shellWord(value: string): string {
@@ -141,7 +148,13 @@ export async function launchRun(
       { hint: "Use send_keys or paste_text in this pane." },
     );
   }
-  const stream = await live.join(paneId, signal);
+  const stream = await live.join(paneId, signal).catch((error) => {
+    if (!(error instanceof NoRoom)) throw error;
+    throw new ToolError("busy", `${error.message}, and a command's frames are only seen live`, {
+      hint: "Use send_keys with waitFor in this pane (it is polled), or retry when a followed " +
+        "session is no longer read (streams end 5 minutes after their last read).",
+    });
+  });
   if (stream.generation !== pane.generation) {
     throw new ToolError("stale_target", `pane ${paneId} was replaced while the call started`, {
       hint: "Call list_panes and decide again.",
@@ -159,7 +172,14 @@ export async function launchRun(
       ["send-keys", "-t", paneArg(paneId), "C-u"],
       ["send-keys", "-l", "-t", paneArg(paneId), "--", typedLine(socket, buffer)],
       ["send-keys", "-t", paneArg(paneId), "Enter"],
-    ], { effects: "possible", stdin: new TextEncoder().encode(script), signal });
+    ], {
+      effects: "possible",
+      stdin: new TextEncoder().encode(script),
+      signal,
+      // The pane's shell deletes the buffer (a notifying command of ours, §7.4) before the start
+      // frame: no attach of ours until then, or for a few seconds if the shell never reads it.
+      holdGateUntil: settlesWithin(run.begun, SHELL_DELETE_HOLD_MS),
+    });
   } catch (error) {
     live.runs.release(run);
     await deleteRunBuffer(ctx, buffer);

@@ -25,6 +25,7 @@ import { rowsSince } from "../live/row_changes.ts";
 import type { OutputTap, PaneStream } from "../live/stream.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
+import { NoRoom } from "../tmux/live_endings.ts";
 import { snapshot } from "../tmux/queries.ts";
 import type { ToolContext } from "../tool_types.ts";
 import { compilePattern, type Find, PATTERN_LIMITS, sleep, waitProgress } from "./common.ts";
@@ -152,6 +153,8 @@ export interface InputStart {
   };
   /** Without live mode: the screen's lines, trailing blank ones removed. */
   screen?: string[];
+  /** Why the screen is polled although live mode is on (the connection cap). */
+  polledWhy?: string;
 }
 
 /**
@@ -168,7 +171,14 @@ export async function markBeforeInput(
   const command = pane.currentCommand ?? await programOf(ctx, pane.paneId);
   const base = { ...pane, command, echo: echoLines(typed) };
   if (!ctx.live) return { ...base, screen: await screenLines(ctx, pane.paneId) };
-  const stream = await ctx.live.join(pane.paneId, ctx.signal);
+  const stream = await ctx.live.join(pane.paneId, ctx.signal).catch((error) => {
+    // Past the connection cap, the pane is polled rather than a followed one evicted.
+    if (error instanceof NoRoom) return error;
+    throw error;
+  });
+  if (stream instanceof NoRoom) {
+    return { ...base, screen: await screenLines(ctx, pane.paneId), polledWhy: stream.note };
+  }
   const { offset } = readScreen(stream);
   return {
     ...base,
@@ -391,8 +401,8 @@ async function polledWait(
     outcome,
     ...textResult(screen.join("\n") + "\n", { ...TEXT_LIMITS, screen: true }),
     ...extra,
-    note: "live mode is off on this server: text is the pane's screen, polled every " +
-      `${AFTER_INPUT.pollMs} ms`,
+    note: `${start.polledWhy ?? "live mode is off on this server"}: text is the pane's ` +
+      `screen, polled every ${AFTER_INPUT.pollMs} ms`,
   });
   while (Date.now() < deadline) {
     await sleep(Math.min(AFTER_INPUT.pollMs, deadline - Date.now()), ctx.signal);

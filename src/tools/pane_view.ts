@@ -15,6 +15,7 @@ import { defineTool, type ToolContext } from "../tool_types.ts";
 import { encodeRows, FRAME_LIMITS } from "../view/frame.ts";
 import { PANE_VIEW_URI } from "../view/resource.ts";
 import { cursorStream } from "./common.ts";
+import { NoRoom } from "../tmux/live_endings.ts";
 
 const output = z.object({
   paneId: z.string(),
@@ -97,8 +98,15 @@ export const paneViewTools = [
       let stream;
       // A view cursor carries the stream's change count when the frame was taken.
       let seen = -1;
-      if (cursor === undefined) stream = await live.join(paneId, ctx.signal);
-      else ({ stream, offset: seen } = await cursorStream(live, cursor, paneId, ctx.signal));
+      if (cursor === undefined) {
+        const joined = await live.join(paneId, ctx.signal).catch((error) => {
+          // Past the connection cap, the view is drawn from captures, as without live mode.
+          if (error instanceof NoRoom) return undefined;
+          throw error;
+        });
+        if (!joined) return await captured(ctx, paneId);
+        stream = joined;
+      } else ({ stream, offset: seen } = await cursorStream(live, cursor, paneId, ctx.signal));
       let quiet = false;
       if (stream.changes <= seen && timeout > 0) {
         quiet = await stream.waitForChange(timeout, ctx.signal) === "timeout";

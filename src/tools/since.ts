@@ -20,6 +20,7 @@ import {
   waitBudget,
   waitShape,
 } from "./common.ts";
+import { NoRoom } from "../tmux/live_endings.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
@@ -129,11 +130,18 @@ export const sinceTools = [
         timeoutClamped,
       });
 
-      if (!live) return await fallback(args, ctx, bounds, { timeoutMs, quietMs }, common);
+      const poll = (why?: string) =>
+        fallback(args, ctx, bounds, { timeoutMs, quietMs }, common, why);
+      if (!live) return await poll();
       return await callDeadline(ctx, timeoutMs).run(async (signal) => {
         if (args.cursor === undefined) {
           // The stream's terminal starts from a one-shot capture (docs/design.md §5.11, §7.2).
-          const stream = await live.join(args.paneId, signal);
+          const stream = await live.join(args.paneId, signal).catch((error) => {
+            // Past the connection cap, the pane is polled rather than a followed one evicted.
+            if (error instanceof NoRoom) return error;
+            throw error;
+          });
+          if (stream instanceof NoRoom) return await poll(stream.note);
           const screen = readScreen(stream);
           return {
             ...textResult(screen.text, bounds),
@@ -182,6 +190,7 @@ async function fallback(
   common: (
     outcome: Outcome,
   ) => { outcome: Outcome; elapsedMs: number; timeoutMs: number; timeoutClamped: boolean },
+  why = "live mode is off on this server",
 ) {
   const read = () =>
     capturePane(
@@ -221,7 +230,7 @@ async function fallback(
     missedRows: 0,
     missedBytes: 0,
     ...common(outcome),
-    note: "live mode is off on this server: this is the pane's screen, not only new output" +
+    note: `${why}: this is the pane's screen, not only new output` +
       (args.cursor === undefined ? "" : "; cursors are not kept, so the one you sent was ignored"),
   };
 }

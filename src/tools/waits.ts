@@ -26,6 +26,7 @@ import { readScreen } from "../live/read.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";
+import { NoRoom } from "../tmux/live_endings.ts";
 import { paneFate } from "../tmux/queries.ts";
 import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";
@@ -221,16 +222,23 @@ export const waitTools = [
       const ticker = waitProgress(ctx.progress, started, timeoutMs, WAIT_LIMITS.progressMs);
       try {
         const live = ctx.live;
-        if (!live) {
+        const poll = (why?: string) => {
           const bounds = { signal: ctx.signal, deadline: started + timeoutMs };
           const test = (line: string) => firstHit(tests, line, bounds);
-          return await polled(args, ctx, test, started + timeoutMs, answer, ticker.seen);
-        }
+          return polled(args, ctx, test, started + timeoutMs, answer, ticker.seen, why);
+        };
+        if (!live) return await poll();
         let stream;
         let offset: number;
         if (args.cursor === undefined) {
           // Joined before the screen is read, so nothing printed from here on is missed.
-          stream = await live.join(args.paneId, ctx.signal);
+          const joined = await live.join(args.paneId, ctx.signal).catch((error) => {
+            // Past the connection cap, the pane is polled rather than a followed one evicted.
+            if (error instanceof NoRoom) return error;
+            throw error;
+          });
+          if (joined instanceof NoRoom) return await poll(joined.note);
+          stream = joined;
           offset = readScreen(stream).offset;
         } else {
           ({ stream, offset } = await cursorStream(live, args.cursor, args.paneId, ctx.signal));
@@ -316,8 +324,9 @@ async function polled<R>(
     rest: { paneId: string; generation: string; streaming: boolean; missedRows: number },
   ) => R,
   onLine: (line: string) => void,
+  why = "live mode is off on this server",
 ): Promise<R & { note: string }> {
-  const note = `live mode is off on this server: the screen was looked at every ` +
+  const note = `${why}: the screen was looked at every ` +
     `${WAIT_LIMITS.pollMs} ms, so lines that scrolled past between two looks were not seen` +
     (args.cursor === undefined ? "" : "; cursors are not kept, so the one you sent was ignored");
   const look = async () => {

@@ -1,0 +1,137 @@
+/**
+ * The attach gate and which commands notify (docs/design.md §7.4): pure, no tmux. An attach never
+ * overlaps notifying work of ours, waiters are served in order, and a wait given up runs nothing.
+ */
+import { assert, assertEquals, assertRejects } from "./support/assert.ts";
+import { AttachGate } from "../src/tmux/attach_gate.ts";
+import { commandNotifies, notifies } from "../src/tmux/notifying.ts";
+import { ToolError } from "../src/errors.ts";
+
+Deno.test("notifying: reads are quiet, everything else holds attaches back", () => {
+  const cases: [string[], boolean][] = [
+    [["list-panes", "-a", "-F", "#{pane_id}"], false],
+    [["list-sessions"], false],
+    [["list-clients"], false],
+    [["capture-pane", "-p", "-t", "%1"], false],
+    [["display-message", "-p", "#{pid}"], false],
+    [["display-message", "hello"], true],
+    [["show-options", "-g"], false],
+    [["has-session", "-t", "$1"], false],
+    [["save-buffer", "-b", "x", "-"], false],
+    [["wait-for", "channel"], false],
+    [["wait-for", "-S", "channel"], false],
+    [["new-session", "-d"], true],
+    [["rename-session", "-t", "$1", "x"], true],
+    [["kill-session", "-t", "$1"], true],
+    [["select-pane", "-t", "%1"], true],
+    [["send-keys", "-t", "%1", "q"], true],
+    [["load-buffer", "-b", "x", "-"], true],
+    [["delete-buffer", "-b", "x"], true],
+    [["set-option", "-g", "x", "y"], true],
+    [["resize-pane", "-t", "%1", "-x", "10"], true],
+    [["unknown-future-command"], true],
+    [[], false],
+  ];
+  for (const [command, expected] of cases) {
+    assertEquals(commandNotifies(command), expected, command.join(" "));
+  }
+  assertEquals(notifies([["list-panes"], ["kill-pane", "-t", "%1"]]), true);
+  assertEquals(notifies([["list-panes"], ["capture-pane", "-p"]]), false);
+});
+
+/** A promise with its resolver, and whether it has settled. */
+function latch() {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return { promise, resolve };
+}
+
+Deno.test("gate: an attach waits for notifying work in flight, and notifying work waits for it", async () => {
+  const gate = new AttachGate();
+  const log: string[] = [];
+  const command = latch();
+  const running = gate.shared(async () => {
+    log.push("command starts");
+    await command.promise;
+    log.push("command ends");
+  });
+  const attach = latch();
+  const attaching = gate.exclusive(async () => {
+    log.push("attach starts");
+    await attach.promise;
+    log.push("attach ends");
+  });
+  const later = gate.shared(() => Promise.resolve(log.push("later command")));
+  await Promise.resolve();
+  assertEquals(log, ["command starts"]);
+  command.resolve();
+  await running;
+  await new Promise((r) => setTimeout(r, 0));
+  assertEquals(log, ["command starts", "command ends", "attach starts"]);
+  assert(gate.attaching);
+  attach.resolve();
+  await Promise.all([attaching, later]);
+  assertEquals(log.slice(3), ["attach ends", "later command"]);
+  assertEquals(gate.stats().attaches, 1);
+  assertEquals(gate.stats().notifying, 2);
+});
+
+Deno.test("gate: commands share it; attaches go one at a time, in arrival order", async () => {
+  const gate = new AttachGate();
+  const a = latch();
+  const b = latch();
+  let together = 0;
+  let most = 0;
+  const hold = (l: ReturnType<typeof latch>) =>
+    gate.shared(async () => {
+      most = Math.max(most, ++together);
+      await l.promise;
+      together--;
+    });
+  const both = [hold(a), hold(b)];
+  assertEquals(most, 0);
+  await Promise.resolve();
+  assertEquals(most, 2, "two notifying commands run at once");
+  const order: string[] = [];
+  const first = gate.exclusive(() => Promise.resolve(order.push("first")));
+  const second = gate.exclusive(() => Promise.resolve(order.push("second")));
+  a.resolve();
+  b.resolve();
+  await Promise.all([...both, first, second]);
+  assertEquals(order, ["first", "second"]);
+});
+
+Deno.test("gate: a wait given up runs nothing, with cancelled or timeout", async () => {
+  const gate = new AttachGate();
+  const attach = latch();
+  const attaching = gate.exclusive(() => attach.promise);
+  let ran = false;
+  const controller = new AbortController();
+  const cancelled = gate.shared(() => Promise.resolve(ran = true), { signal: controller.signal });
+  controller.abort();
+  const error = await assertRejects(() => cancelled, ToolError);
+  assertEquals((error as ToolError).code, "cancelled");
+  const timedOut = await assertRejects(
+    () => gate.shared(() => Promise.resolve(ran = true), { timeoutMs: 10 }),
+    ToolError,
+  );
+  assertEquals((timedOut as ToolError).code, "timeout");
+  attach.resolve();
+  await attaching;
+  assertEquals(ran, false);
+  // The gate is free again.
+  assertEquals(await gate.shared(() => Promise.resolve("ran")), "ran");
+});
+
+Deno.test("gate: a hold kept past its work delays attaches, not the work's result", async () => {
+  const gate = new AttachGate();
+  const kept = latch();
+  const result = await gate.shared(() => Promise.resolve("returned"), {}, kept.promise);
+  assertEquals(result, "returned");
+  let attached = false;
+  const attaching = gate.exclusive(() => Promise.resolve(attached = true));
+  await new Promise((r) => setTimeout(r, 0));
+  assertEquals(attached, false, "the shell's delete-buffer may still come");
+  kept.resolve();
+  await attaching;
+  assertEquals(attached, true);
+});
