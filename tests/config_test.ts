@@ -4,7 +4,7 @@ import { SURFACE, TOOLS } from "../src/catalog.ts";
 import { ConfigError, parseConfig, TOOLSETS } from "../src/config.ts";
 import { connectInProcess, runMain } from "./support/client.ts";
 import { serverInstructions } from "../src/server.ts";
-import { isSupported, parseTmuxVersion } from "../src/tmux/version.ts";
+import { isSupported, liveRiskNotice, parseTmuxVersion } from "../src/tmux/version.ts";
 
 function parse(args: string[], env: Record<string, string> = {}) {
   const outcome = parseConfig(args, (n) => env[n], SURFACE);
@@ -308,6 +308,27 @@ Deno.test("tmux versions: 3.2 and newer are accepted, older ones refused, unnumb
     const release = parseTmuxVersion(text);
     assertEquals(release === undefined ? undefined : isSupported(release), supported, text);
   }
+});
+
+Deno.test("the live-mode risk is said at start only for the server a person works in", () => {
+  const cases: Array<[boolean, "flag" | "env" | "tmux-env" | "default", boolean]> = [
+    [true, "default", true],
+    [true, "tmux-env", true],
+    [true, "flag", false],
+    [true, "env", false],
+    [false, "default", false],
+    [false, "tmux-env", false],
+  ];
+  for (const [live, source, said] of cases) {
+    const notice = liveRiskNotice("tmux 3.3a", live, source);
+    assertEquals(notice !== undefined, said, `${live} ${source}`);
+    if (notice) {
+      assertEquals(notice.includes("tmux 3.3a"), true, notice);
+      assertEquals(notice.includes("--socket-name NAME"), true, notice);
+      assertEquals(notice.includes("--no-live"), true, notice);
+    }
+  }
+  assertEquals(liveRiskNotice("tmux master", true, "default")?.includes("(tmux master)"), true);
 });
 
 Deno.test("main.ts: the banner says when nothing or an empty toolset is served", async () => {
