@@ -141,7 +141,7 @@ Deno.test("wait_for_channel: after a timeout or a cancellation, the next wait st
       timeoutMs: 300,
     });
     assertEquals(timedOut.outcome, "timeout");
-    assert(timedOut.elapsedMs >= 300 && timedOut.elapsedMs < 3000, `${timedOut.elapsedMs} ms`);
+    assert(timedOut.elapsedMs >= 300 && timedOut.elapsedMs < 20_000, `${timedOut.elapsedMs} ms`);
     const kept = await waiters(fx, "ready");
     assertEquals(kept.length, 1, "one waiter stays for the next wait");
     // The signal arrives while nobody waits: killing the waiter would have lost it.

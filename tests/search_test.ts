@@ -331,13 +331,10 @@ Deno.test("search_panes: a long search stops at its 5 s budget and other calls a
     // Ask while it matches (the moment only makes the check sharper; `!settled` below says
     // the answers came during the search, which takes its whole 5 s budget).
     await new Promise((r) => setTimeout(r, 500));
-    const asked = Date.now();
+    // A search that held the event loop would answer these only after its 5 s: `!settled` is the
+    // proof (no bound on time, which a busy machine stretches).
     await client.listTools();
-    const listed = Date.now() - asked;
     const sessions = await ok<{ sessions: unknown[] }>(client, "list_sessions");
-    const answered = Date.now() - asked;
-    // Idle, tens of ms; a search that held the event loop would answer after its 5 s.
-    assert(listed < 3000 && answered < 4000, `tools/list ${listed} ms, both ${answered} ms`);
     assert(!settled, "the search was still running");
     assertEquals(sessions.sessions.length, 1);
     const result = await search;
