@@ -49,25 +49,25 @@ Deno.test("gate: an attach waits for notifying work in flight, and notifying wor
   const gate = new AttachGate();
   const log: string[] = [];
   const command = latch();
-  const running = gate.shared(async () => {
+  const running = gate.notifying(async () => {
     log.push("command starts");
     await command.promise;
     log.push("command ends");
   });
   const attach = latch();
-  const attaching = gate.exclusive(async () => {
+  const attaching = gate.attaching(async () => {
     log.push("attach starts");
     await attach.promise;
     log.push("attach ends");
   });
-  const later = gate.shared(() => Promise.resolve(log.push("later command")));
+  const later = gate.notifying(() => Promise.resolve(log.push("later command")));
   await Promise.resolve();
   assertEquals(log, ["command starts"]);
   command.resolve();
   await running;
   await new Promise((r) => setTimeout(r, 0));
   assertEquals(log, ["command starts", "command ends", "attach starts"]);
-  assert(gate.attaching);
+  assertEquals(gate.held, "attach");
   attach.resolve();
   await Promise.all([attaching, later]);
   assertEquals(log.slice(3), ["attach ends", "later command"]);
@@ -82,7 +82,7 @@ Deno.test("gate: commands share it; attaches go one at a time, in arrival order"
   let together = 0;
   let most = 0;
   const hold = (l: ReturnType<typeof latch>) =>
-    gate.shared(async () => {
+    gate.notifying(async () => {
       most = Math.max(most, ++together);
       await l.promise;
       together--;
@@ -92,8 +92,8 @@ Deno.test("gate: commands share it; attaches go one at a time, in arrival order"
   await Promise.resolve();
   assertEquals(most, 2, "two notifying commands run at once");
   const order: string[] = [];
-  const first = gate.exclusive(() => Promise.resolve(order.push("first")));
-  const second = gate.exclusive(() => Promise.resolve(order.push("second")));
+  const first = gate.attaching(() => Promise.resolve(order.push("first")));
+  const second = gate.attaching(() => Promise.resolve(order.push("second")));
   a.resolve();
   b.resolve();
   await Promise.all([...both, first, second]);
@@ -103,15 +103,17 @@ Deno.test("gate: commands share it; attaches go one at a time, in arrival order"
 Deno.test("gate: a wait given up runs nothing, with cancelled or timeout", async () => {
   const gate = new AttachGate();
   const attach = latch();
-  const attaching = gate.exclusive(() => attach.promise);
+  const attaching = gate.attaching(() => attach.promise);
   let ran = false;
   const controller = new AbortController();
-  const cancelled = gate.shared(() => Promise.resolve(ran = true), { signal: controller.signal });
+  const cancelled = gate.notifying(() => Promise.resolve(ran = true), {
+    signal: controller.signal,
+  });
   controller.abort();
   const error = await assertRejects(() => cancelled, ToolError);
   assertEquals((error as ToolError).code, "cancelled");
   const timedOut = await assertRejects(
-    () => gate.shared(() => Promise.resolve(ran = true), { timeoutMs: 10 }),
+    () => gate.notifying(() => Promise.resolve(ran = true), { timeoutMs: 10 }),
     ToolError,
   );
   assertEquals((timedOut as ToolError).code, "timeout");
@@ -119,16 +121,45 @@ Deno.test("gate: a wait given up runs nothing, with cancelled or timeout", async
   await attaching;
   assertEquals(ran, false);
   // The gate is free again.
-  assertEquals(await gate.shared(() => Promise.resolve("ran")), "ran");
+  assertEquals(await gate.notifying(() => Promise.resolve("ran")), "ran");
+});
+
+Deno.test("gate: detaches go together, never beside notifying work or an attach", async () => {
+  const gate = new AttachGate();
+  const log: string[] = [];
+  const a = latch();
+  const b = latch();
+  const detaches = [
+    gate.detaching(async () => {
+      log.push("detach a");
+      await a.promise;
+    }),
+    gate.detaching(async () => {
+      log.push("detach b");
+      await b.promise;
+    }),
+  ];
+  const command = gate.notifying(() => Promise.resolve(log.push("command")));
+  const attach = gate.attaching(() => Promise.resolve(log.push("attach")));
+  await Promise.resolve();
+  assertEquals(log, ["detach a", "detach b"], "two detaches at once");
+  assertEquals(gate.held, "detach");
+  a.resolve();
+  await detaches[0];
+  assertEquals(log.length, 2, "the command waits for every detach");
+  b.resolve();
+  await Promise.all([...detaches, command, attach]);
+  assertEquals(log.slice(2), ["command", "attach"]);
+  assertEquals(gate.stats().detaches, 2);
 });
 
 Deno.test("gate: a hold kept past its work delays attaches, not the work's result", async () => {
   const gate = new AttachGate();
   const kept = latch();
-  const result = await gate.shared(() => Promise.resolve("returned"), {}, kept.promise);
+  const result = await gate.notifying(() => Promise.resolve("returned"), {}, kept.promise);
   assertEquals(result, "returned");
   let attached = false;
-  const attaching = gate.exclusive(() => Promise.resolve(attached = true));
+  const attaching = gate.attaching(() => Promise.resolve(attached = true));
   await new Promise((r) => setTimeout(r, 0));
   assertEquals(attached, false, "the shell's delete-buffer may still come");
   kept.resolve();

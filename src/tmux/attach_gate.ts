@@ -6,21 +6,27 @@
  * renames, selects or kills something, sets or deletes a buffer, or another of our clients
  * detaching — and such work waits while one of ours is attaching.
  *
- * A fair readers-writer lock: any number of notifying holds at once ("shared"), or one attach
- * ("exclusive"). Waiters are served in arrival order, so a stream of commands cannot starve an
+ * Three kinds of hold, each excluding the other two: notifying work (any number at once), our
+ * detaches (any number at once: a client on its way out may have lost its control state too, so
+ * nothing of ours notifies meanwhile), and one attach at a time. Waiters are served in arrival
+ * order, consecutive ones of a shared kind together, so a stream of commands cannot starve an
  * attach, and an attach cannot jump ahead of commands that were waiting before it.
  *
  * @example
  * ```ts
  * const gate = new AttachGate();
- * await gate.shared(() => Promise.resolve("kill-session ran"));
- * await gate.exclusive(() => Promise.resolve("attached"));
+ * await gate.notifying(() => Promise.resolve("kill-session ran"));
+ * await gate.attaching(() => Promise.resolve("attached"));
+ * await gate.detaching(() => Promise.resolve("detached"));
  * ```
  */
 import { ToolError } from "../errors.ts";
 
+/** What a hold is for; holds of different kinds never overlap. */
+export type Kind = "notify" | "detach" | "attach";
+
 interface Waiter {
-  exclusive: boolean;
+  kind: Kind;
   grant: () => void;
 }
 
@@ -36,7 +42,7 @@ export interface GateWait {
 export interface GateStats {
   /** Attaches (exclusive holds) taken since the gate was made. */
   attaches: number;
-  /** Detaches of our control clients, counted by whoever detaches (see {@link AttachGate.detached}). */
+  /** Detaches (or kills) of our control clients. */
   detaches: number;
   /** Notifying holds taken. */
   notifying: number;
@@ -44,10 +50,10 @@ export interface GateStats {
   waited: number;
 }
 
-/** Orders our attaches against our notifying work; see the module header. */
+/** Orders our attaches against our notifying work and our detaches; see the module header. */
 export class AttachGate {
-  #shared = 0;
-  #exclusive = false;
+  #holding: Kind | undefined;
+  #holders = 0;
   readonly #waiters: Waiter[] = [];
   readonly #stats: GateStats = { attaches: 0, detaches: 0, notifying: 0, waited: 0 };
 
@@ -56,73 +62,78 @@ export class AttachGate {
     return { ...this.#stats };
   }
 
-  /** Whether one of our clients is attaching right now. */
-  get attaching(): boolean {
-    return this.#exclusive;
-  }
-
-  /** Count one detach of ours (its notifying hold is taken with {@link shared}). */
-  detached(): void {
-    this.#stats.detaches++;
+  /** What the gate is held for right now, if anything. */
+  get held(): Kind | undefined {
+    return this.#holding;
   }
 
   /**
-   * Run `work`, which may make tmux notify control clients, once no client of ours is attaching;
-   * attaches wait until it has settled, and until `keepUntil` has too when given. Given up while
-   * waiting (`wait`), it rejects with `cancelled` or `timeout` and nothing was run.
+   * Run `work`, which may make tmux notify control clients, once no client of ours is attaching
+   * or detaching; those wait until it has settled, and until `keepUntil` has too when given (work
+   * whose consequences go on after it returns keeps its hold without delaying its result). Given
+   * up while waiting (`wait`), it rejects with `cancelled` or `timeout` and nothing was run.
    */
-  async shared<T>(
+  async notifying<T>(
     work: () => Promise<T>,
     wait: GateWait = {},
     keepUntil?: Promise<unknown>,
   ): Promise<T> {
-    await this.#acquire(false, wait);
+    await this.#acquire("notify", wait);
     this.#stats.notifying++;
-    const release = () => {
-      this.#shared--;
-      this.#pump();
-    };
     try {
       return await work();
     } finally {
-      // Work whose consequences go on after it returns keeps its hold, without delaying it.
-      if (keepUntil) keepUntil.then(release, release);
-      else release();
+      if (keepUntil) keepUntil.then(() => this.#release(), () => this.#release());
+      else this.#release();
     }
   }
 
-  /** Hold the gate as notifying until `settled` settles (a process we cannot await in place). */
-  holdUntil(settled: Promise<unknown>): void {
-    this.shared(() => settled.then(() => {}, () => {})).catch(() => {});
+  /** Run `detach` (a client of ours detaching or killed) while nothing of ours notifies or attaches. */
+  async detaching(detach: () => Promise<void>): Promise<void> {
+    await this.#acquire("detach");
+    this.#stats.detaches++;
+    try {
+      await detach();
+    } finally {
+      this.#release();
+    }
   }
 
-  /** Run `attach` alone: no notifying work of ours runs meanwhile, and no other attach. */
-  async exclusive<T>(attach: () => Promise<T>): Promise<T> {
-    await this.#acquire(true);
+  /** Hold the gate as a detach until `settled` settles (a process we cannot await in place). */
+  detachUntil(settled: Promise<unknown>): void {
+    this.detaching(() => settled.then(() => {}, () => {})).catch(() => {});
+  }
+
+  /** Run `attach` alone: nothing else of ours notifies, detaches or attaches meanwhile. */
+  async attaching<T>(attach: () => Promise<T>): Promise<T> {
+    await this.#acquire("attach");
     this.#stats.attaches++;
     try {
       return await attach();
     } finally {
-      this.#exclusive = false;
-      this.#pump();
+      this.#release();
     }
   }
 
-  #free(exclusive: boolean): boolean {
-    if (this.#waiters.length > 0) return false;
-    return exclusive ? !this.#exclusive && this.#shared === 0 : !this.#exclusive;
+  #compatible(kind: Kind): boolean {
+    return this.#holding === undefined || (this.#holding === kind && kind !== "attach");
   }
 
-  #take(exclusive: boolean): void {
-    if (exclusive) this.#exclusive = true;
-    else this.#shared++;
+  #take(kind: Kind): void {
+    this.#holding = kind;
+    this.#holders++;
   }
 
-  #acquire(exclusive: boolean, wait: GateWait = {}): Promise<void> {
+  #release(): void {
+    if (--this.#holders === 0) this.#holding = undefined;
+    this.#pump();
+  }
+
+  #acquire(kind: Kind, wait: GateWait = {}): Promise<void> {
     const { signal, timeoutMs } = wait;
     if (signal?.aborted) return Promise.reject(cancelled());
-    if (this.#free(exclusive)) {
-      this.#take(exclusive);
+    if (this.#waiters.length === 0 && this.#compatible(kind)) {
+      this.#take(kind);
       return Promise.resolve();
     }
     this.#stats.waited++;
@@ -142,7 +153,7 @@ export class AttachGate {
         timeoutMs,
       );
       const waiter: Waiter = {
-        exclusive,
+        kind,
         grant: () => {
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
@@ -154,13 +165,11 @@ export class AttachGate {
     });
   }
 
-  /** Grant waiters in order: an exclusive one alone, consecutive shared ones together. */
+  /** Grant waiters in order while their kind fits what is held. */
   #pump(): void {
-    while (this.#waiters.length > 0 && !this.#exclusive) {
-      const next = this.#waiters[0];
-      if (next.exclusive && this.#shared > 0) return;
-      this.#waiters.shift();
-      this.#take(next.exclusive);
+    while (this.#waiters.length > 0 && this.#compatible(this.#waiters[0].kind)) {
+      const next = this.#waiters.shift()!;
+      this.#take(next.kind);
       next.grant();
     }
   }

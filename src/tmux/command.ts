@@ -103,17 +103,17 @@ export class TmuxRunner {
    */
   controlStart<T>(start: () => Promise<T>): Promise<T> {
     this.#debug?.(`tmux: attach (${this.gate.stats().attaches + 1} so far)`);
-    return this.gate.exclusive(start);
+    return this.gate.attaching(start);
   }
 
   /**
    * Detach one of our control clients: `detach` runs (and the gate stays held until it has
-   * settled) only while none of ours is attaching, since a client's detach notifies every other.
+   * settled) only while none of ours attaches and nothing of ours notifies, since a client's
+   * detach notifies every other and a client on its way out may have no control state left.
    */
   controlStop(detach: () => Promise<void>): Promise<void> {
-    this.gate.detached();
-    this.#debug?.(`tmux: detach (${this.gate.stats().detaches} so far)`);
-    return this.gate.shared(detach);
+    this.#debug?.(`tmux: detach (${this.gate.stats().detaches + 1} so far)`);
+    return this.gate.detaching(detach);
   }
 
   /** The deadline of a call that does not set its own, in milliseconds. */
@@ -155,7 +155,7 @@ export class TmuxRunner {
   ): Promise<PartialResult> {
     const list = commandList(commands);
     if (!notifies(list)) return await this.#runAny(list, options);
-    return await this.gate.shared(
+    return await this.gate.notifying(
       () => this.#runAny(list, options),
       this.#gateWait(options),
       options.holdGateUntil,
@@ -218,7 +218,7 @@ export class TmuxRunner {
   ): Promise<PartialResult> {
     const list = commandList(commands);
     if (!notifies(list)) return await this.#spawn(list, options);
-    return await this.gate.shared(() => this.#spawn(list, options), this.#gateWait(options));
+    return await this.gate.notifying(() => this.#spawn(list, options), this.#gateWait(options));
   }
 
   async #spawn(commands: readonly TmuxCommand[], options: RunOptions): Promise<PartialResult> {

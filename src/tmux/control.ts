@@ -334,7 +334,7 @@ export class ControlClient {
       // already gone
     }
     // Its end notifies every control client too: no attach of ours until it has exited.
-    this.#runner.gate.holdUntil(this.#done);
+    this.#runner.gate.detachUntil(this.#done);
     this.#writer.abort().catch(() => {});
     this.#stdout.cancel().catch(() => {});
     this.#stderrReader?.cancel().catch(() => {});
