@@ -16,6 +16,7 @@ import { PaneQueue } from "./tmux/pane_queue.ts";
 import { tmuxVersion } from "./tmux/queries.ts";
 import { ControlRoute } from "./tmux/route.ts";
 import { callerIdentity } from "./tmux/targets.ts";
+import { RemoteHealth } from "./tmux/ssh/health.ts";
 import { type RemoteHost, remoteHost } from "./tmux/ssh/remote_host.ts";
 
 /** Options of {@link TmuxHost}. */
@@ -75,6 +76,12 @@ export class TmuxHost {
    * @internal
    */
   readonly shots: ShotGate = new ShotGate();
+  /**
+   * A remote host's health: first contact, silence, back-off (src/tmux/ssh/health.ts); undefined
+   * for the local host.
+   * @internal
+   */
+  readonly health?: RemoteHealth;
   #closed = false;
 
   /** Build the host; nothing is started until a session calls a tool. */
@@ -108,6 +115,10 @@ export class TmuxHost {
       : undefined;
     runner.useControlPath(this.route);
     this.channels = new ChannelWaiters(this.tmux.runner);
+    // The probe is `tmux -V` over the host's connection: it needs ssh and sshd, not a tmux server.
+    this.health = remote
+      ? new RemoteHealth(remote, (signal) => runner.version(signal), log)
+      : undefined;
     const { ssh = [], sshConfig, sshControlDir } = options.config;
     this.remotes = new Map(
       remote ? [] : ssh.map((spec) => {

@@ -294,15 +294,21 @@ function callHandler(parts: SessionParts) {
       Promise.resolve(
         errorResult(new ToolError("tool_denied", `${nested} cannot be called from a nested call`)),
       );
+    const health = (h: string) => host.remotes.get(h)?.health;
     const nestedHosts: HostCalls = {
       remotes,
+      health,
       context: (h, args, tool) => on(h, args, tool, noNesting),
     };
     const invoke: ActingContext["invoke"] = (nested, args) => {
       const target = byName.get(nested);
       return target ? callOnHosts(target, args, nestedHosts, log) : Promise.resolve(denied(nested));
     };
-    const hosts: HostCalls = { remotes, context: (h, args, tool) => on(h, args, tool, invoke) };
+    const hosts: HostCalls = {
+      remotes,
+      health,
+      context: (h, args, tool) => on(h, args, tool, invoke),
+    };
     return await callOnHosts(spec, request.params.arguments ?? {}, hosts, log);
   };
 }

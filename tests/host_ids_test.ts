@@ -90,6 +90,52 @@ Deno.test("qualifyResult: ids of the answering host gain its name; text and symb
   assertEquals([out.text, out.cursor, out[attached]], ["%3 is here", "box1:ltxc1.ab.0", [1]]);
 });
 
+Deno.test("qualifyResult: tmux variables holding ids and session names, a new session's name", () => {
+  const variables = {
+    paneId: "%3",
+    values: {
+      pane_id: "%3",
+      window_id: "@1",
+      session_id: "$0",
+      session_name: "build",
+      client_session: "build",
+      hook_pane: "",
+      window_linked_sessions_list: "build,other",
+      pane_current_command: "%3",
+      window_name: "@1",
+    },
+    withheld: ["session_name"],
+  };
+  assertEquals(qualifyResult(variables, "box1", "get_tmux_variables"), {
+    paneId: "box1:%3",
+    values: {
+      pane_id: "box1:%3",
+      window_id: "box1:@1",
+      session_id: "box1:$0",
+      session_name: "box1:build",
+      client_session: "box1:build",
+      // Empty: outside a hook it names nothing.
+      hook_pane: "",
+      window_linked_sessions_list: "box1:build,box1:other",
+      pane_current_command: "%3",
+      window_name: "@1",
+    },
+    // Names of variables, not values.
+    withheld: ["session_name"],
+  });
+  // `name` is the session's name in create_session's result, and nothing else's.
+  const created = { sessionId: "$4", name: "work", windowId: "@5" };
+  assertEquals(qualifyResult(created, "box1", "create_session"), {
+    sessionId: "box1:$4",
+    name: "box1:work",
+    windowId: "box1:@5",
+  });
+  assertEquals(qualifyResult({ name: "logs", windowId: "@5" }, "box1", "create_window"), {
+    name: "logs",
+    windowId: "box1:@5",
+  });
+});
+
 Deno.test("mergeListings: rows joined with their host, counts summed, failures noted", () => {
   const merged = mergeListings([
     { host: "local", data: { panes: [{ paneId: "%0" }], panesSearched: 1, truncated: false } },

@@ -19,8 +19,11 @@ interface Pane {
   host?: string;
 }
 
-/** The rig, a local server, remote servers with a session each, and our server on all three. */
-async function setUp(extra: string[] = []) {
+/**
+ * The rig, a local server, remote servers with a session each, and our server on all three (and
+ * what `extra` adds).
+ */
+async function setUp(extra: string[] | ((rig: SshRig) => string[]) = []) {
   const rig = await SshRig.start();
   const local = await TmuxFixture.start({ session: "here" });
   await rig.tmux(0, "-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24");
@@ -31,7 +34,7 @@ async function setUp(extra: string[] = []) {
     ...rig.sshArgs(),
     "--toolsets",
     "inspect,manage,execute,teardown",
-    ...extra,
+    ...(typeof extra === "function" ? extra(rig) : extra),
   ];
   const server = await connectStdio(args, {}, undefined, undefined, "start:ssh");
   return {
@@ -203,7 +206,8 @@ Deno.test({
     );
     const direct = await fails(client, "get_server_info", { host: "gone" });
     assertEquals([direct.code, direct.retryable], ["host_unreachable", true]);
-    assertMatch(direct.text, /ssh gone tmux -V/);
+    // The check a person runs reaches the host as we do: with our --ssh-config.
+    assert(direct.text.includes(`\`ssh -F ${env.rig.config} refused tmux -V\``), direct.text);
 
     // Kill m1's master while a wait rides it: that call fails, the next one reconnects.
     // The pane's stream rides the master before the wait starts (capture_since opens it).
@@ -222,6 +226,63 @@ Deno.test({
     assertMatch(error.message, /^host m1: /);
     const again = await ok<{ text: string }>(client, "capture_pane", { paneId: "m1:%0" });
     assertEquals(typeof again.text, "string");
+  },
+});
+
+Deno.test({
+  name: name(
+    "remote: a host without a tmux server is noted with its own socket, not the local one",
+  ),
+  ignore: missing !== undefined,
+  fn: async () => {
+    const bare = (rig: SshRig) => `${rig.dir}/remote/bare.sock`;
+    await using env = await setUp((rig) => ["--ssh", `bare=m1,socket-path=${bare(rig)}`]);
+    const listed = await panes(env.server);
+    assertEquals(listed.note, `host bare: no tmux server is running on socket ${bare(env.rig)}`);
+    assertEquals(listed.panes.filter((p) => p.host === "m1").length, 1);
+    const info = await ok<{ alive: boolean; socketPath: string | null }>(
+      env.server.client,
+      "get_server_info",
+      { host: "bare" },
+    );
+    assertEquals([info.alive, info.socketPath], [false, bare(env.rig)]);
+  },
+});
+
+Deno.test({
+  name: name("remote: every id and session name a remote result carries is qualified"),
+  ignore: missing !== undefined,
+  fn: async () => {
+    await using env = await setUp();
+    const { client } = env.server;
+    const read = await ok<{ paneId: string; values: Record<string, string> }>(
+      client,
+      "get_tmux_variables",
+      {
+        paneId: "m1:%0",
+        names: ["pane_id", "window_id", "session_id", "session_name", "window_name"],
+      },
+    );
+    assertEquals(read.paneId, "m1:%0");
+    const { values } = read;
+    assertEquals(
+      [values.pane_id, values.window_id, values.session_id, values.session_name],
+      ["m1:%0", "m1:@0", "m1:$0", "m1:work"],
+    );
+    assert(!values.window_name.startsWith("m1:"), values.window_name);
+    // Passed back, they reach that host's objects.
+    const here = await ok<{ text: string }>(client, "capture_pane", { paneId: values.pane_id });
+    assertEquals(typeof here.text, "string");
+    const made = await ok<{ sessionId: string; name: string }>(client, "create_session", {
+      host: "m2",
+      name: "fresh",
+    });
+    assertMatch(made.sessionId, /^m2:\$\d+$/);
+    assertEquals(made.name, "m2:fresh");
+    const windows = await ok<{ windows: { sessionName: string }[] }>(client, "list_windows", {
+      session: made.name,
+    });
+    assertEquals(windows.windows.map((w) => w.sessionName), ["m2:fresh"]);
   },
 });
 

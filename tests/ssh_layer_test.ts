@@ -229,7 +229,7 @@ Deno.test({
         const { master, processes } = host(rig, alias, 1);
         const error = await assertRejects(() => master.open(), SshError);
         assertEquals([error.kind, error.code, error.retryable], [kind, code, retryable], alias);
-        assert(error.hint.includes(`ssh ${alias} tmux -V`), error.hint);
+        assert(error.hint.includes(`ssh -F ${rig.config} ${alias} tmux -V`), error.hint);
         // A command fails the same way, and leaves no master behind.
         const again = await assertRejects(
           () => processes.collect(["-V"], undefined, AbortSignal.timeout(30_000)),

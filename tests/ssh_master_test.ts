@@ -1,6 +1,7 @@
 /** The ssh master's argv and ssh's failures, typed (src/tmux/ssh/master.ts); no ssh is started. */
-import { assert, assertEquals } from "./support/assert.ts";
+import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import {
+  checkCommand,
   classifySshFailure,
   defaultControlPath,
   masterControlArgs,
@@ -34,7 +35,7 @@ Deno.test("every ssh of ours: no prompt, the master's socket, short persistence,
     ControlPath: "~/.ssh/tmcp-42-box1",
     ControlPersist: "30s",
     ConnectTimeout: "10",
-    ServerAliveInterval: "15",
+    ServerAliveInterval: "3",
     ServerAliveCountMax: "3",
     ClearAllForwardings: "yes",
     ForwardAgent: "no",
@@ -76,6 +77,13 @@ const FAILURES: Array<[string, boolean, string, string, boolean]> = [
   ],
   [
     "ssh: Could not resolve hostname nowhere: Name or service not known",
+    false,
+    "unreachable",
+    "host_unreachable",
+    false,
+  ],
+  [
+    "ssh: Could not resolve hostname box: Temporary failure in name resolution",
     false,
     "unreachable",
     "host_unreachable",
@@ -125,11 +133,43 @@ const FAILURES: Array<[string, boolean, string, string, boolean]> = [
 
 Deno.test("ssh's failures are typed from its stderr, each with a hint that says how to check", () => {
   for (const [stderr, contacted, kind, code, retryable] of FAILURES) {
-    const error = classifySshFailure("box1", stderr, contacted, "possible");
+    const error = classifySshFailure(OPTIONS, stderr, contacted, "possible");
     assertEquals([error.kind, error.code, error.retryable], [kind, code, retryable], stderr);
     assert(error.hint.length > 20, error.hint);
-    if (kind !== "dropped") assert(error.hint.includes("`ssh box1 tmux -V`"), error.hint);
+    if (kind !== "dropped") assert(error.hint.includes("`ssh user@box tmux -V`"), error.hint);
     assertEquals(error.effects, kind === "dropped" ? "possible" : "none", stderr);
     assert(error.message.length <= 300, error.message);
   }
+});
+
+Deno.test("hints name the check a person runs: with -F when --ssh-config is set, quoted", () => {
+  assertEquals(checkCommand(OPTIONS), "ssh user@box tmux -V");
+  const configured = { ...OPTIONS, configFile: "/etc/agent ssh/config" };
+  assertEquals(checkCommand(configured), "ssh -F '/etc/agent ssh/config' user@box tmux -V");
+  const refused = "ssh: connect to host 127.0.0.1 port 1: Connection refused";
+  for (const stderr of [refused, "Host key verification failed.", "u@h: Permission denied (x)."]) {
+    const error = classifySshFailure(configured, stderr, false);
+    assert(
+      error.hint.includes("`ssh -F '/etc/agent ssh/config' user@box tmux -V`"),
+      error.hint,
+    );
+  }
+});
+
+Deno.test("a name that does not resolve says to check the name, not to try again later", () => {
+  const error = classifySshFailure(
+    OPTIONS,
+    "ssh: Could not resolve hostname nowhere: Name or service not known",
+    false,
+  );
+  assertMatch(error.hint, /check the name/);
+  assert(!/try again later/i.test(error.hint), error.hint);
+  assertEquals(error.retryable, false);
+  // A DNS server that is down is a passing fault: that one is retried.
+  const passing = classifySshFailure(
+    OPTIONS,
+    "ssh: Could not resolve hostname box: Temporary failure in name resolution",
+    false,
+  );
+  assertMatch(passing.hint, /^Try again later/);
 });

@@ -2,11 +2,18 @@
  * One tool call across the configured hosts (docs/design.md §5.15): the host its arguments name
  * gets it, a listing that names none goes to every host and its rows are joined, and a remote
  * host's ids come back qualified. Without `--ssh` a call goes straight to the local host.
+ *
+ * A remote call first waits for the host's first contact, on that contact's own deadline, so a cold
+ * host never costs a call its own deadline. Then it is watched: unanswered after a moment, the host
+ * is suspect and asked whether it still answers (src/tmux/ssh/health.ts). A listing across hosts
+ * waits for a host it reached before {@link HOST_BUDGET_MS} at most: a host that has not answered
+ * by then is a note, and its late answer is never shown (it only tells the host's health).
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { errorResult, successResult, type ToolResult } from "../results.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
+import { HOST_BUDGET_MS, SUSPECT_AFTER_MS } from "../tmux/ssh/health.ts";
 import { callTool, runTool } from "./call.ts";
 import {
   boundMerged,
@@ -20,13 +27,34 @@ import {
 /** The local host's name. */
 const LOCAL = "local";
 
+/** A remote host's health, as calls see it (src/tmux/ssh/health.ts). */
+export interface HostHealth {
+  /** Whether first contact was made (or failed) once in this process. */
+  readonly contacted: boolean;
+  /** First contact (or the back-off's failure), on its own deadline; `signal` cancels the wait. */
+  connect(signal: AbortSignal): Promise<void>;
+  /** What calls fail with while the host is backed off or retried. */
+  failure(): ToolError | undefined;
+  /** Whether the host is suspect: asked whether it still answers, and not answered yet. */
+  readonly checking: boolean;
+  /** An answer came back from the host. */
+  heard(): void;
+  /** A call sent at `since` (performance.now()) is still unanswered. */
+  suspect(since: number): void;
+}
+
 /** What a call needs to reach the hosts of a session. */
 export interface HostCalls {
   /** The remote hosts' names, in configuration order. */
   readonly remotes: readonly string[];
   /** The context of a call of `tool` on `host` with these (unqualified) arguments. */
   context(host: string, args: unknown, tool: string): ActingContext;
+  /** A remote host's health (undefined for the local host). */
+  health(host: string): HostHealth | undefined;
 }
+
+/** What one call on one host came to. */
+type Outcome = { data: Record<string, unknown> } | { error: ToolError };
 
 /**
  * The surface with `host` added to each tool that names no object, when there are remote hosts:
@@ -65,11 +93,10 @@ export async function callOnHosts(
   const { args } = plan;
   if (plan.host === undefined && spec.acrossHosts) return await across(spec, args, hosts, log);
   const host = plan.host ?? LOCAL;
-  const ctx = hosts.context(host, args, spec.name);
-  if (host === LOCAL) return await callTool(spec, args, ctx, log);
-  const outcome = await runTool(spec, args, ctx, log);
+  if (host === LOCAL) return await callTool(spec, args, hosts.context(host, args, spec.name), log);
+  const outcome = await runRemote(spec, args, hosts, host, log);
   if ("error" in outcome) return errorResult(onHost(outcome.error, host));
-  const data = lostNote(spec, qualifyResult(outcome.data, host), host);
+  const data = lostNote(spec, qualifyResult(outcome.data, host, spec.name), host);
   return successResult(data, spec.summarize?.(data));
 }
 
@@ -87,6 +114,90 @@ function lostNote<T>(spec: ToolSpec, data: T, host: string): T {
   return { ...record, note: record.note === undefined ? lost : `${record.note}; ${lost}` } as T;
 }
 
+/**
+ * One call on a remote host: first contact first (on its own deadline), then the call, watched (see
+ * the module comment).
+ */
+async function runRemote(
+  spec: ToolSpec,
+  args: unknown,
+  hosts: HostCalls,
+  host: string,
+  log: (message: string) => void,
+): Promise<Outcome> {
+  const ctx = hosts.context(host, args, spec.name);
+  const health = hosts.health(host);
+  if (health && !health.contacted) {
+    try {
+      await health.connect(ctx.signal);
+    } catch (error) {
+      if (error instanceof ToolError) return { error };
+      throw error;
+    }
+  }
+  const sent = performance.now();
+  const suspect = setTimeout(() => health?.suspect(sent), SUSPECT_AFTER_MS);
+  try {
+    const outcome = await runTool(spec, args, ctx, log);
+    if ("data" in outcome || !UNANSWERED.has(outcome.error.code)) health?.heard();
+    return outcome;
+  } finally {
+    clearTimeout(suspect);
+  }
+}
+
+/** Codes that say nothing came back from the host. */
+const UNANSWERED: ReadonlySet<string> = new Set([
+  "timeout",
+  "cancelled",
+  "server_gone",
+  "host_unreachable",
+  "host_denied",
+  "internal_error",
+]);
+
+/**
+ * A remote call within a listing: a host reached before gets {@link HOST_BUDGET_MS}, then it is a
+ * note (its late answer goes on only to tell its health); first contact is waited for. A host
+ * backed off, or suspect (being asked whether it still answers), gets no time at all: the call
+ * goes on in the background (and starts a backed-off host's retry when its back-off is over).
+ */
+async function withinBudget(
+  spec: ToolSpec,
+  args: unknown,
+  hosts: HostCalls,
+  host: string,
+  log: (message: string) => void,
+): Promise<Outcome> {
+  const health = hosts.health(host);
+  const budget = health?.failure() || health?.checking ? 0 : HOST_BUDGET_MS;
+  const call = runRemote(spec, args, hosts, host, log);
+  if (!health?.contacted) return await call;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ error: health.failure() ?? slowHost(host, budget === 0) }),
+      budget,
+    );
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A host reached before that did not answer a listing within its budget (or is suspect). */
+function slowHost(host: string, suspect: boolean): ToolError {
+  const said = suspect
+    ? `host ${host} is not answering (it is being checked)`
+    : `host ${host} did not answer within ${HOST_BUDGET_MS} ms`;
+  return new ToolError("timeout", `${said}; its rows are left out`, {
+    hint: `Call again with host: "${host}" to wait for that host alone.`,
+    retryable: true,
+  });
+}
+
 /** A listing on every host at once, joined; a host that fails is a note, unless all do. */
 async function across(
   spec: ToolSpec,
@@ -96,9 +207,12 @@ async function across(
 ): Promise<ToolResult> {
   const names = [LOCAL, ...hosts.remotes];
   const results = await Promise.all(names.map(async (host) => {
-    const outcome = await runTool(spec, args, hosts.context(host, args, spec.name), log);
+    const outcome = host === LOCAL
+      ? await runTool(spec, args, hosts.context(host, args, spec.name), log)
+      : await withinBudget(spec, args, hosts, host, log);
     if ("error" in outcome) return { host, error: outcome.error };
-    return { host, data: host === LOCAL ? outcome.data : qualifyResult(outcome.data, host) };
+    const data = host === LOCAL ? outcome.data : qualifyResult(outcome.data, host, spec.name);
+    return { host, data };
   }));
   const failed = results.filter((r) => r.error);
   // Wrong arguments fail alike everywhere: say it once, as a local call would.

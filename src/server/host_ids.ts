@@ -45,7 +45,36 @@ const RESULT_ID_KEYS: ReadonlySet<string> = new Set([
   "runId",
   "resolvedPaneIds",
   "panesEnded",
+  "callerPaneId",
+  // get_tmux_variables answers under tmux's own variable names: those whose value is an id or a
+  // session name (snake_case, so never one of our own keys).
+  "pane_id",
+  "window_id",
+  "session_id",
+  "session_name",
+  "client_session",
+  "client_last_session",
+  "hook_pane",
+  "hook_window",
+  "hook_session",
+  "hook_session_name",
 ]);
+
+/**
+ * Result keys whose value is a comma-separated list of session names (tmux variables): each name
+ * is qualified.
+ */
+const RESULT_NAME_LISTS: ReadonlySet<string> = new Set([
+  "session_group_list",
+  "window_active_sessions_list",
+  "window_linked_sessions_list",
+]);
+
+/** Result keys that are ids in one tool's result only (elsewhere the key means something else). */
+const TOOL_RESULT_ID_KEYS: Readonly<Record<string, readonly string[]>> = {
+  // The new session's name (`name` is an option's, a hook's or a window's name elsewhere).
+  create_session: ["name"],
+};
 
 /**
  * Whether a tool whose arguments are `keys` (`required` of them required) names no object of one
@@ -114,19 +143,36 @@ export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan 
   return { host: [...named][0], args: stripped };
 }
 
-/** A remote host's result with its ids qualified by `host` (symbol keys kept). */
-export function qualifyResult<T>(data: T, host: string): T {
-  return qualify(data, host, false) as T;
+/**
+ * A remote host's result with its ids qualified by `host` (symbol keys kept); `tool` adds the keys
+ * that are ids in that tool's result only.
+ */
+export function qualifyResult<T>(data: T, host: string, tool?: string): T {
+  const extra = new Set(tool === undefined ? [] : TOOL_RESULT_ID_KEYS[tool] ?? []);
+  if (!isRecord(data) || extra.size === 0) return qualify(data, host, "") as T;
+  const out: Record<string | symbol, unknown> = { ...data };
+  for (const [key, v] of Object.entries(data)) {
+    out[key] = qualify(v, host, extra.has(key) ? "id" : kindOf(key));
+  }
+  return out as T;
 }
 
-function qualify(value: unknown, host: string, isId: boolean): unknown {
-  if (typeof value === "string") return isId ? `${host}:${value}` : value;
-  if (Array.isArray(value)) return value.map((v) => qualify(v, host, isId));
+/** How a value under `key` is qualified: as an id, as a list of names, or not. */
+function kindOf(key: string): "id" | "list" | "" {
+  return RESULT_ID_KEYS.has(key) ? "id" : RESULT_NAME_LISTS.has(key) ? "list" : "";
+}
+
+function qualify(value: unknown, host: string, kind: "id" | "list" | ""): unknown {
+  // An empty value (a hook variable outside a hook, a pane with no session) names nothing.
+  if (typeof value === "string") {
+    if (kind === "" || value === "") return value;
+    if (kind === "list") return value.split(",").map((name) => `${host}:${name}`).join(",");
+    return `${host}:${value}`;
+  }
+  if (Array.isArray(value)) return value.map((v) => qualify(v, host, kind));
   if (!isRecord(value)) return value;
   const out: Record<string | symbol, unknown> = { ...value };
-  for (const [key, v] of Object.entries(value)) {
-    out[key] = qualify(v, host, RESULT_ID_KEYS.has(key));
-  }
+  for (const [key, v] of Object.entries(value)) out[key] = qualify(v, host, kindOf(key));
   return out;
 }
 

@@ -23,8 +23,9 @@ const listingExtras = {
 };
 
 /**
- * Run a listing; a server that is not running is an empty listing with a note, not an error.
- * Rows beyond {@link LIST_LIMIT} are dropped and disclosed.
+ * Run a listing; a server that is not running is an empty listing with a note, not an error (naming
+ * the socket of the host listed, a remote one's own). Rows beyond {@link LIST_LIMIT} are dropped and
+ * disclosed.
  */
 async function listing<T>(
   ctx: ToolContext,
@@ -42,7 +43,7 @@ async function listing<T>(
     ) {
       return {
         rows: [],
-        note: `no tmux server is running on ${describeSocket(ctx.config.socket)}`,
+        note: `no tmux server is running on ${describeSocket(ctx.tmux.runner.socket)}`,
       };
     }
     throw error;

@@ -102,7 +102,8 @@ export const inspectTools = [
         if (!(error instanceof ToolError && error.code === "server_not_running")) throw error;
         return {
           version,
-          socketPath: ctx.config.socket.kind === "path" ? ctx.config.socket.path : null,
+          // The socket of the host asked (a remote host's own), not the local configuration's.
+          socketPath: ctx.tmux.runner.socket.kind === "path" ? ctx.tmux.runner.socket.path : null,
           pid: null,
           alive: false,
           sessions: 0,

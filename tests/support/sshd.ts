@@ -9,6 +9,11 @@
  * once with `useradd` when missing; the suite runs as root). The machines `m1` and `m2` are Host
  * aliases of the same sshd with different remote tmux sockets. Never touches the system's sshd,
  * its config or the user's ~/.ssh.
+ *
+ * A host that goes silent mid-session (a network that drops packets) is played by a second sshd of
+ * the rig's, serving machine `s1` alone (`stoppable`): {@link SshRig.stopSshd} SIGSTOPs it and every
+ * sshd process it forked (the connections already made), so `s1` answers nothing, not even TCP
+ * keep-alives' replies at the SSH level, while `m1` and `m2` go on.
  */
 import { FIXTURE_PREFIX } from "./fixture.ts";
 
@@ -44,8 +49,14 @@ export class SshRig {
   readonly config: string;
   /** Where the tests' ssh masters put their sockets (`ControlPath`): only root can enter it. */
   readonly controlDir: string;
-  readonly machines: readonly [Machine, Machine];
+  /**
+   * `m1`, `m2`, then `s1` (the stoppable sshd's) when asked for, then the extra aliases `h1`…
+   * (on the first sshd, each with its own remote tmux socket).
+   */
+  readonly machines: Machine[];
   readonly #sshd: Deno.ChildProcess;
+  #second: { sshd: Deno.ChildProcess; port: number } | undefined;
+  #stopped: number[] = [];
   #log = "";
 
   private constructor(dir: string, port: number, sshd: Deno.ChildProcess) {
@@ -67,9 +78,16 @@ export class SshRig {
    * given (a listener of the test's that accepts TCP and never speaks SSH). `sshdLines`, given the
    * rig's directory, come first in sshd's config (its first value of a keyword wins), e.g. a
    * `ForceCommand` standing for the login shell's start-up files, or a smaller `MaxSessions`.
+   * `stoppable` adds machine `s1` on a second sshd ({@link stopSshd}); `aliases` adds that many
+   * machines `h1`, `h2`… on the first one.
    */
   static async start(
-    options: { silentPort?: number; sshdLines?: (dir: string) => string[] } = {},
+    options: {
+      silentPort?: number;
+      sshdLines?: (dir: string) => string[];
+      stoppable?: boolean;
+      aliases?: number;
+    } = {},
   ): Promise<SshRig> {
     await ensureTestUser();
     // sshd refuses to start without its privilege separation directory (an empty dir it never
@@ -100,6 +118,10 @@ export class SshRig {
       }).spawn();
       const rig = new SshRig(dir, port, sshd);
       if (await rig.#listening()) {
+        if (options.stoppable) await rig.#startSecond(options.sshdLines?.(dir) ?? []);
+        for (let i = 1; i <= (options.aliases ?? 0); i++) {
+          rig.machines.push({ alias: `h${i}`, socket: `${dir}/remote/h${i}.sock` });
+        }
         await rig.#writeClientConfig(options.silentPort);
         return rig;
       }
@@ -108,10 +130,64 @@ export class SshRig {
     }
   }
 
+  /** The second sshd, serving `s1`: same keys and users, its own port and pid file. */
+  async #startSecond(first: string[]): Promise<void> {
+    for (let attempt = 0;; attempt++) {
+      const port = freePort();
+      const config = sshdConfig(this.dir, port, first)
+        .replace(`PidFile ${this.dir}/sshd.pid`, `PidFile ${this.dir}/sshd2.pid`);
+      await Deno.writeTextFile(`${this.dir}/sshd2_config`, config);
+      const sshd = new Deno.Command("/usr/sbin/sshd", {
+        args: ["-D", "-e", "-f", `${this.dir}/sshd2_config`],
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      void this.#drain(sshd.stderr);
+      if (await listening(sshd, port)) {
+        this.#second = { sshd, port };
+        this.machines.push({ alias: "s1", socket: `${this.dir}/remote/s1.sock` });
+        return;
+      }
+      sshd.kill("SIGTERM");
+      await sshd.status;
+      if (attempt === 2) throw new Error(`the second sshd did not start: ${this.#log}`);
+    }
+  }
+
+  /**
+   * Stop (SIGSTOP) the second sshd and every sshd process it forked: `s1` goes silent, as behind a
+   * network that drops packets. {@link resumeSshd} (and {@link close}) continue them.
+   */
+  async stopSshd(): Promise<void> {
+    const root = this.#second?.sshd.pid;
+    if (root === undefined) {
+      throw new Error("the rig has no stoppable sshd (start it with stoppable)");
+    }
+    const pids = await sshdTree(root);
+    for (const pid of pids) Deno.kill(pid, "SIGSTOP");
+    this.#stopped.push(...pids);
+  }
+
+  /** Continue (SIGCONT) what {@link stopSshd} stopped. */
+  resumeSshd(): void {
+    for (const pid of this.#stopped.splice(0)) {
+      try {
+        Deno.kill(pid, "SIGCONT");
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+
   /** The pinned host key line, the ssh_config with every alias. */
   async #writeClientConfig(silentPort: number | undefined): Promise<void> {
     const hostKey = (await Deno.readTextFile(`${this.dir}/host_key.pub`)).trim();
-    await Deno.writeTextFile(`${this.dir}/known_hosts`, `[127.0.0.1]:${this.port} ${hostKey}\n`);
+    const second = this.#second ? `[127.0.0.1]:${this.#second.port} ${hostKey}\n` : "";
+    await Deno.writeTextFile(
+      `${this.dir}/known_hosts`,
+      `[127.0.0.1]:${this.port} ${hostKey}\n${second}`,
+    );
     await Deno.writeTextFile(`${this.dir}/other_known_hosts`, "");
     const common = [
       "  HostName 127.0.0.1",
@@ -136,24 +212,15 @@ export class SshRig {
       host("denied", this.port).replace(`User ${TEST_USER}`, "User root"),
       host("refused", freePort()),
       ...(silentPort ? [host("silent", silentPort)] : []),
+      ...(this.#second ? [host("s1", this.#second.port)] : []),
+      ...this.machines.filter((m) => /^h\d+$/.test(m.alias)).map((m) => host(m.alias, this.port)),
     ];
     await Deno.writeTextFile(this.config, hosts.join("\n\n") + "\n");
   }
 
   /** Wait until sshd accepts connections, or has exited (a port taken meanwhile). */
-  async #listening(): Promise<boolean> {
-    let exited = false;
-    this.#sshd.status.then(() => exited = true);
-    while (!exited) {
-      try {
-        const conn = await Deno.connect({ hostname: "127.0.0.1", port: this.port });
-        conn.close();
-        return true;
-      } catch {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
-    return false;
+  #listening(): Promise<boolean> {
+    return listening(this.#sshd, this.port);
   }
 
   async #drain(stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -170,7 +237,7 @@ export class SshRig {
    * The flags that give a server the machines `indexes` as hosts `m1`, `m2` (each with its remote
    * tmux socket), this rig's ssh_config and its control directory.
    */
-  sshArgs(indexes: readonly (0 | 1)[] = [0, 1]): string[] {
+  sshArgs(indexes: readonly number[] = [0, 1]): string[] {
     return [
       ...indexes.flatMap((i) => {
         const { alias, socket } = this.machines[i];
@@ -205,7 +272,7 @@ export class SshRig {
   }
 
   /** Run tmux on machine `index`'s socket as the test user (the remote person's own tmux). */
-  async tmux(index: 0 | 1, ...args: string[]): Promise<string> {
+  async tmux(index: number, ...args: string[]): Promise<string> {
     const socket = this.machines[index].socket;
     return await run("runuser", ["-u", TEST_USER, "--", "tmux", "-u", "-S", socket, ...args]);
   }
@@ -214,7 +281,7 @@ export class SshRig {
    * A person attached to `session` on machine `index` (a terminal client under `script`, as the
    * test user). Resolves once tmux lists a non-control client; the returned function detaches it.
    */
-  async attachPerson(index: 0 | 1, session: string): Promise<() => Promise<void>> {
+  async attachPerson(index: number, session: string): Promise<() => Promise<void>> {
     const socket = this.machines[index].socket;
     const child = new Deno.Command("runuser", {
       args: [
@@ -250,18 +317,25 @@ export class SshRig {
     };
   }
 
-  /** Kill the remote tmux servers and sshd (and its sessions) and remove the directory. */
+  /**
+   * Continue anything stopped, kill the remote tmux servers and the sshds (and their sessions) and
+   * remove the directory.
+   */
   async close(): Promise<void> {
+    this.resumeSshd();
     for (const machine of this.machines) {
       await run("runuser", ["-u", TEST_USER, "--", "tmux", "-S", machine.socket, "kill-server"])
         .catch(() => {});
     }
-    try {
-      this.#sshd.kill("SIGTERM");
-    } catch {
-      // already gone
+    for (const sshd of [this.#sshd, this.#second?.sshd]) {
+      if (!sshd) continue;
+      try {
+        sshd.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+      await sshd.status;
     }
-    await this.#sshd.status;
     await Deno.remove(this.dir, { recursive: true }).catch(() => {});
   }
 
@@ -293,6 +367,35 @@ function sshdConfig(dir: string, port: number, first: string[]): string {
     "LogLevel ERROR",
     "",
   ].join("\n");
+}
+
+/** Wait until `sshd` accepts connections on `port`, or has exited (a port taken meanwhile). */
+async function listening(sshd: Deno.ChildProcess, port: number): Promise<boolean> {
+  let exited = false;
+  sshd.status.then(() => exited = true);
+  while (!exited) {
+    try {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      conn.close();
+      return true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  return false;
+}
+
+/** `root` and every sshd process under it (the connections it forked and their privsep children). */
+async function sshdTree(root: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const line of (await run("ps", ["-eo", "pid=,ppid=,comm="])).split("\n")) {
+    const [pid, ppid, comm] = line.trim().split(/\s+/);
+    if (!comm?.startsWith("sshd")) continue;
+    children.set(Number(ppid), [...children.get(Number(ppid)) ?? [], Number(pid)]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...children.get(tree[i]) ?? []);
+  return tree;
 }
 
 /** A port nothing listens on right now (the kernel's choice). */

@@ -38,8 +38,23 @@ export interface SshMasterOptions {
   aliveIntervalSec?: number;
 }
 
-/** The defaults of {@link SshMasterOptions}. */
-const SSH_DEFAULTS = { connectTimeoutSec: 10, persistSec: 30, aliveIntervalSec: 15 };
+/**
+ * The defaults of {@link SshMasterOptions}. Keep-alives every 3 s, 3 of them unanswered: a master
+ * whose host went silent (a network that drops packets, a stopped sshd) ends by itself about 12 s
+ * later, even when no call of ours notices (src/tmux/ssh/health.ts notices sooner).
+ */
+const SSH_DEFAULTS = { connectTimeoutSec: 10, persistSec: 30, aliveIntervalSec: 3 };
+
+/** What a person runs to check a host as we reach it: `ssh [-F FILE] DESTINATION tmux -V`. */
+export function checkCommand(options: Pick<SshMasterOptions, "host" | "configFile">): string {
+  const config = options.configFile === undefined ? "" : `-F ${shellWord(options.configFile)} `;
+  return `ssh ${config}${shellWord(options.host.destination)} tmux -V`;
+}
+
+/** `text` as one word of a POSIX shell line, for a person to paste (quoted only when needed). */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./~-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
 
 /** `~/.ssh/tmcp-PID-NAME`: private to the user, distinct per server process and host. */
 export function defaultControlPath(pid: number, name: string): string {
@@ -151,6 +166,16 @@ const UNREACHABLE = [
   /Connection closed by .* port \d+$/m,
   /Connection reset by/,
 ];
+/**
+ * A name that does not resolve: a typo in `--ssh` or the ssh config far more often than a passing
+ * fault (a DNS server that is down says "Temporary failure", which is retried as unreachable).
+ */
+const UNKNOWN_NAME = [
+  /Could not resolve hostname (?!.*Temporary failure)/,
+  /Name or service not known/,
+  /nodename nor servname provided/,
+  /No address associated with hostname/,
+];
 const HOST_KEY = [
   /Host key verification failed/,
   /REMOTE HOST IDENTIFICATION HAS CHANGED/,
@@ -175,19 +200,25 @@ const DROPPED = [
   /Control socket connect/,
 ];
 
+/** Which host an ssh failure is about, as {@link checkCommand} names it. */
+export type SshTarget = Pick<SshMasterOptions, "host" | "configFile">;
+
 /**
  * Classify ssh's stderr after exit status 255. `contacted`: the master was up (or the command may
  * have started), so a connection that failed is one that dropped (`server_gone`, effects as given).
+ * Each hint names the command a person runs to check the host (with `-F` when `--ssh-config` is
+ * set).
  */
 export function classifySshFailure(
-  name: string,
+  target: SshTarget,
   stderr: string,
   contacted: boolean,
   effects: "none" | "possible" = "none",
 ): SshError {
+  const name = target.host.name;
   const lines = stderr.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
   const said = (lines.at(-1) ?? "ssh exited with status 255 and printed nothing").slice(0, 200);
-  const check = `check with \`ssh ${name} tmux -V\` as the user this server runs as`;
+  const check = `check with \`${checkCommand(target)}\` as the user this server runs as`;
   const match = (patterns: RegExp[]) => patterns.some((p) => p.test(stderr));
   if (match(HOST_KEY)) {
     return new SshError("host_key", `host ${name}: its host key is not known or has changed`, {
@@ -214,6 +245,13 @@ export function classifySshFailure(
       hint: "Retry: the next call reconnects; list again before acting on ids.",
       effects,
       retryable: true,
+    });
+  }
+  if (match(UNKNOWN_NAME)) {
+    return new SshError("unreachable", `host ${name} cannot be reached over ssh (${said})`, {
+      hint: `ssh cannot resolve the host name of ${name}: check the name in --ssh and in the ssh ` +
+        `configuration (a typo?); ${check}.`,
+      retryable: false,
     });
   }
   return new SshError("unreachable", `host ${name} cannot be reached over ssh (${said})`, {
@@ -263,7 +301,7 @@ export class SshMaster {
       return;
     }
     const out = await this.#run(masterStartArgs(this.options), signal);
-    if (!out.success) throw classifySshFailure(this.name, out.stderr, false);
+    if (!out.success) throw classifySshFailure(this.options, out.stderr, false);
     this.#up = true;
   }
 
@@ -314,7 +352,7 @@ export class SshMaster {
         "unreachable",
         `host ${this.name}: ssh did not finish within ${seconds} s`,
         {
-          hint: `Try again later; check with \`ssh ${this.name} tmux -V\`.`,
+          hint: `Try again later; check with \`${checkCommand(this.options)}\`.`,
           retryable: true,
         },
       );

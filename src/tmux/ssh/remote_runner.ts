@@ -19,7 +19,14 @@
 import { ToolError } from "../../errors.ts";
 import type { ControlChild, Output, TmuxStarter } from "../process.ts";
 import { isSupported, MIN_TMUX, parseTmuxVersion } from "../version.ts";
-import { classifySshFailure, remoteArgs, SshError, type SshMaster } from "./master.ts";
+import {
+  checkCommand,
+  classifySshFailure,
+  remoteArgs,
+  SshError,
+  type SshMaster,
+  type SshTarget,
+} from "./master.ts";
 import { remoteCommand } from "./quote.ts";
 import type { SshSpawner } from "./spawn.ts";
 
@@ -29,6 +36,8 @@ const SSH_FAILED = 255;
 const NOT_FOUND = 127;
 /** How long an unreachable host is not tried again. */
 export const BACKOFF_MS = 30_000;
+/** How long a call waits for a retry after the back-off before failing with what is retried. */
+export const RETRY_WAIT_MS = 2_000;
 /**
  * The line the remote `sh` prints right before it becomes tmux: a mark with this process's own
  * random part (so the login shell's start-up files cannot print it ahead of us, short of reading
@@ -49,6 +58,7 @@ export class RemoteProcesses implements TmuxStarter {
   #version: string | undefined;
   #failure: { error: ToolError; at: number } | undefined;
   #ready: Promise<void> | undefined;
+  #attempted = false;
   /** The mark of {@link markScript}: printable ASCII (quote.ts), not known to the remote side ahead. */
   readonly #mark = `tmux-mcp-${crypto.randomUUID().replaceAll("-", "")} `;
 
@@ -71,19 +81,13 @@ export class RemoteProcesses implements TmuxStarter {
 
   /**
    * Make sure the master is up and the host's tmux was checked, once; within the back-off after a
-   * failure to reach the host, fail at once with it. Concurrent calls share one attempt.
+   * failure to reach the host, fail at once with it. Concurrent calls share one attempt. Once the
+   * back-off is over, the retry runs in the background: a caller waits for it
+   * {@link RETRY_WAIT_MS} at most, then fails with the failure being retried.
    */
   ready(signal?: AbortSignal): Promise<void> {
-    const failed = this.#failure;
-    if (failed && Date.now() - failed.at < BACKOFF_MS) {
-      const ago = Math.round((Date.now() - failed.at) / 1000);
-      return Promise.reject(
-        new ToolError(failed.error.code, `${failed.error.message} (tried ${ago} s ago)`, {
-          hint: failed.error.hint,
-          retryable: true,
-        }),
-      );
-    }
+    const failed = this.failure();
+    if (failed && Date.now() - this.#failure!.at < BACKOFF_MS) return Promise.reject(failed);
     if (this.#master.up && this.#version !== undefined) return Promise.resolve();
     // The attempt is shared, so no one caller's signal ends it (its own deadlines bound it): a
     // caller that gives up leaves, and the others, and the next call, get what it finds.
@@ -91,7 +95,43 @@ export class RemoteProcesses implements TmuxStarter {
       this.#ready = this.#connect().finally(() => this.#ready = undefined);
       this.#ready.catch(() => {});
     }
-    return leaveOnAbort(this.#ready, signal, this.#master.name);
+    if (!failed) return leaveOnAbort(this.#ready, signal, this.#master.name);
+    const brief = AbortSignal.timeout(RETRY_WAIT_MS);
+    const wait = signal ? AbortSignal.any([signal, brief]) : brief;
+    return leaveOnAbort(this.#ready, wait, this.#master.name, () => this.failure() ?? failed);
+  }
+
+  /** Whether first contact was made (or failed) once: later attempts are retries. */
+  get contacted(): boolean {
+    return this.#attempted;
+  }
+
+  /**
+   * What calls fail with while the host is backed off (and while it is retried, until it answers):
+   * the failure and when it was tried; undefined for a host that answers.
+   */
+  failure(): ToolError | undefined {
+    const failed = this.#failure;
+    if (!failed) return undefined;
+    const ago = Math.round((Date.now() - failed.at) / 1000);
+    const again = Date.now() - failed.at >= BACKOFF_MS ? "; trying again" : "";
+    return new ToolError(
+      failed.error.code,
+      `${failed.error.message} (tried ${ago} s ago${again})`,
+      {
+        hint: failed.error.hint,
+        retryable: failed.error.retryable,
+      },
+    );
+  }
+
+  /**
+   * Back the host off as unreachable now with `error` (src/tmux/ssh/health.ts found it silent):
+   * calls fail at once for {@link BACKOFF_MS}, then a retry connects again.
+   */
+  backOff(error: ToolError): void {
+    this.#failure = { error, at: Date.now() };
+    this.#master.markDown();
   }
 
   async #connect(): Promise<void> {
@@ -106,6 +146,8 @@ export class RemoteProcesses implements TmuxStarter {
         this.#failure = { error, at: Date.now() };
       }
       throw error;
+    } finally {
+      this.#attempted = true;
     }
   }
 
@@ -133,9 +175,9 @@ export class RemoteProcesses implements TmuxStarter {
     if (out.code === SSH_FAILED) {
       this.#master.markDown();
       const stderr = new TextDecoder().decode(out.stderr);
-      throw classifySshFailure(this.#master.name, stderr, true, "possible");
+      throw classifySshFailure(this.#master.options, stderr, true, "possible");
     }
-    if (out.code === NOT_FOUND) throw tmuxMissing(this.#master.name);
+    if (out.code === NOT_FOUND) throw tmuxMissing(this.#master.options);
     // What the login shell printed before the mark is not tmux's (on stdout: never; on stderr:
     // with a zero status).
     const found = findMarkLine(out.stdout, this.#mark);
@@ -178,7 +220,7 @@ export class RemoteProcesses implements TmuxStarter {
     if (out === undefined) throw new ToolError("timeout", `host ${name}: tmux -V did not answer`);
     const text = new TextDecoder().decode(out.stdout).trim();
     const release = parseTmuxVersion(text);
-    if (!out.success || text === "") throw tmuxMissing(name);
+    if (!out.success || text === "") throw tmuxMissing(this.#master.options);
     if (release && !isSupported(release)) {
       throw new ToolError(
         "unsupported",
@@ -198,21 +240,23 @@ export class RemoteProcesses implements TmuxStarter {
 }
 
 /**
- * `attempt`, or its caller's leaving when `signal` fires first: `timeout` when a deadline fired,
- * else `cancelled` (the caller's own).
+ * `attempt`, or its caller's leaving when `signal` fires first: `timeout` (or `onTimeout`'s error)
+ * when a deadline fired, else `cancelled` (the caller's own).
  */
 function leaveOnAbort(
   attempt: Promise<void>,
   signal: AbortSignal | undefined,
   name: string,
+  onTimeout: () => ToolError = () =>
+    new ToolError("timeout", `host ${name}: still connecting over ssh`, {
+      hint: "Retry: the connection goes on being made.",
+      retryable: true,
+    }),
 ): Promise<void> {
   if (!signal) return attempt;
   const left = () =>
     signal.reason instanceof DOMException && signal.reason.name === "TimeoutError"
-      ? new ToolError("timeout", `host ${name}: still connecting over ssh`, {
-        hint: "Retry: the connection goes on being made.",
-        retryable: true,
-      })
+      ? onTimeout()
       : new ToolError("cancelled", "the call was cancelled");
   if (signal.aborted) return Promise.reject(left());
   return new Promise((resolve, reject) => {
@@ -280,9 +324,10 @@ function findMarkLine(bytes: Uint8Array, text: string): { pid: number; rest: num
   return undefined;
 }
 
-function tmuxMissing(name: string): ToolError {
+function tmuxMissing(target: SshTarget): ToolError {
+  const name = target.host.name;
   return new ToolError("tmux_not_found", `host ${name}: tmux is not on the remote PATH`, {
     hint: `Install tmux on ${name}, on the PATH of non-interactive ssh commands ` +
-      `(check with \`ssh ${name} tmux -V\`).`,
+      `(check with \`${checkCommand(target)}\`).`,
   });
 }
