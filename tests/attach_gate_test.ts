@@ -2,7 +2,7 @@
  * The attach gate and which commands notify (docs/design.md §7.4): pure, no tmux. An attach never
  * overlaps notifying work of ours, waiters are served in order, and a wait given up runs nothing.
  */
-import { assert, assertEquals, assertRejects } from "./support/assert.ts";
+import { assertEquals, assertRejects } from "./support/assert.ts";
 import { AttachGate } from "../src/tmux/attach_gate.ts";
 import { commandNotifies, notifies } from "../src/tmux/notifying.ts";
 import { ToolError } from "../src/errors.ts";
