@@ -626,8 +626,17 @@ Deno.test("capture_since: a pane that never pauses is seeded anyway, and says se
     await fx.tmux("send-keys", "-t", "%0", "Enter");
     assert(await eventually(async () => (await fx.tmux("capture-pane", "-p")).includes("y\ny")));
     const flooding = await ok<Since>(client, "capture_since", { paneId: "%0" });
-    assertEquals([flooding.outcome, flooding.seedRace], ["started", true]);
+    assertEquals(flooding.outcome, "started");
     assert(flooding.text.includes("y\ny"), flooding.text.slice(-20));
+    // A busy machine may run the capture and the check after it without tmux reading the pane in
+    // between (no race then): a fresh stream is started until one races, a few times at most.
+    let raced = flooding.seedRace;
+    for (let i = 0; !raced && i < 5; i++) {
+      const other = await connectInProcess(["-S", fx.socket]);
+      raced = (await ok<Since>(other.client, "capture_since", { paneId: "%0" })).seedRace;
+      await other.close();
+    }
+    assert(raced, "a stream seeded during the flood says seedRace");
   } finally {
     await fx.tmux("respawn-pane", "-k", "-t", "%0", "cat").catch(() => {});
     await close();
