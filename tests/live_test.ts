@@ -122,16 +122,13 @@ Deno.test("control channel: quoting, %output decoding and layout units", () => {
 });
 
 Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", async () => {
-  // The pane waits for a line on stdin, then prints 1..10000 in twenty bursts, each well within
-  // the 1,000 rows of history this stream keeps between reads (more than the default, which a
-  // 500-line burst would overrun: that case is the missedRows test below).
+  // The pane waits for a line on stdin, then prints 1..10000 in twenty bursts of 500: more than
+  // the follower keeps (HISTORY_ROWS), well within tmux's history, which reads fill in from.
   await using fx = await TmuxFixture.start({
     command: `sh -c 'read go; i=0; while [ $i -lt 20 ]; do seq $((i*500+1)) $((i*500+500)); ` +
       `i=$((i+1)); sleep 0.1; done; exec sleep 100000'`,
   });
-  const { client, close } = await connectInProcess(["-S", fx.socket], {}, {
-    scrollbackRows: 1_000,
-  });
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     const first = await ok<Since>(client, "capture_since", { paneId: "%0" });
     assertEquals([first.outcome, first.streaming], ["started", true]);
@@ -162,7 +159,7 @@ Deno.test("capture_since: 10,000 lines in bursts, none lost or duplicated", asyn
   }
 });
 
-Deno.test("capture_since: rows that left the kept history before a read are counted in missedRows", async () => {
+Deno.test("capture_since: rows that left tmux's history before a read are counted in missedRows", async () => {
   await using fx = await TmuxFixture.start({
     command: "sh -c 'read go; seq 1 60000; exec sleep 100000'",
   });
@@ -185,10 +182,13 @@ Deno.test("capture_since: rows that left the kept history before a read are coun
       });
     }
     assert(next.text.endsWith("\n60000\n"), next.text.slice(-20));
-    // The rows kept (HISTORY_ROWS of history and the 24 of the screen) follow each other.
+    // The rows tmux holds (its history, read back, and the 24 of the screen) follow each other:
+    // more than the follower keeps (HISTORY_ROWS).
     const lines = next.text.trimEnd().split("\n").map(Number);
     assertEquals(lines, Array.from({ length: lines.length }, (_, i) => lines[0] + i));
-    assertEquals(lines.length, HISTORY_ROWS + 23);
+    const history = Number(await fx.display("%0", "#{history_size}"));
+    assertEquals(lines.length, history + 23);
+    assert(lines.length > HISTORY_ROWS + 23, `${lines.length} lines`);
     // Every row before the first one kept is counted: the row the cursor was on when the first
     // read ended (where Enter was echoed), then the numbers below lines[0].
     assertEquals([next.missedRows, next.missedBytes], [lines[0], 0]);

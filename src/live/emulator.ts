@@ -131,6 +131,10 @@ export class PaneEmulator {
   #trimHook: IDisposable;
   /** Whether the stream has shown the program setting or resetting bracketed paste. */
   #pasteKnown = false;
+  /** See {@link historyFloor}. */
+  #floor = 0;
+  /** See {@link resizes}. */
+  #resizes = 0;
   readonly #scrollback: number;
 
   /** Throws `unsupported` (see {@link oversize}) for a size beyond {@link PANE_LIMITS}. */
@@ -254,6 +258,13 @@ export class PaneEmulator {
     if (rows > this.#term.rows && !this.alternate) this.#grow(rows);
     this.#term.resize(cols, rows);
     this.#rehook();
+    // tmux reflowed the rows this terminal no longer holds as well, and the line the oldest held
+    // rows end may have reflowed differently here (its start is gone): from the first line that
+    // starts in the held rows on, the two number rows alike again.
+    let start = this.firstRow;
+    while (start < this.screenTop && this.isWrapped(start)) start++;
+    this.#floor = Math.max(this.#floor, start);
+    this.#resizes++;
   }
 
   /**
@@ -352,6 +363,21 @@ export class PaneEmulator {
     return rows;
   }
 
+  /**
+   * The oldest row whose number still matches tmux's count of the rows that scrolled into its
+   * history (docs/design.md §7.3): rows above it were there before a resize (tmux reflowed them
+   * too, unseen here) or a full reset (which dropped them here and pushed them into tmux's
+   * history), so they cannot be read back.
+   */
+  get historyFloor(): number {
+    return this.#floor;
+  }
+
+  /** Resizes and full resets so far: reading rows back from tmux is void across one. */
+  get resizes(): number {
+    return this.#resizes;
+  }
+
   /** Absolute number of the oldest row still held (normal screen). */
   get firstRow(): number {
     return this.#trimmed;
@@ -435,6 +461,8 @@ export class PaneEmulator {
     this.#trimHook.dispose();
     this.#lines = lines;
     this.#trimHook = lines.onTrim((n) => this.#trimmed += n);
+    this.#floor = Math.max(this.#floor, this.#trimmed);
+    this.#resizes++;
   }
 }
 

@@ -1,22 +1,32 @@
 /**
  * Reading a pane's rendered rows from a cursor (docs/design.md §7.3): what changed since the read
  * the cursor names, from the first changed row or the row that read ended on, down to the last
- * row holding text (src/live/row_changes.ts); and, with a deadline, a sleep on the stream until
- * something visible changes. Shared by every tool that follows a pane.
+ * row holding text (src/live/row_changes.ts), with the rows that left the terminal read back from
+ * tmux (src/live/read_back.ts); and, with a deadline, a sleep on the stream until something
+ * visible changes. Shared by every tool that follows a pane.
  */
 import { ToolError } from "../errors.ts";
 import { READ_MEMORY, type ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
-import { type RowsSince, rowsSince, screenNow } from "./row_changes.ts";
+import { type BackRead, joinBack, planBack, type ReadBack } from "./read_back.ts";
+import { rowsSince, screenNow } from "./row_changes.ts";
 import type { PaneStream } from "./stream.ts";
+
+/** How a read reaches the rows that left the terminal: tmux, and the bounds the read keeps. */
+export interface ReadBackOptions {
+  read: ReadBack;
+  bounds: { lines: number; bytes: number };
+}
 
 /** What one {@link readFrom} found. */
 interface RenderedRead {
-  /** The lines that changed (see {@link RowsSince}). */
+  /** The lines that changed (see src/live/row_changes.ts), rows read back from tmux first. */
   text: string;
   /** The offset of the new cursor (the given one when nothing changed). */
   offset: number;
   missedRows: number;
+  /** Rows tmux still holds that were left out, since the read's bounds would drop them. */
+  skippedRows: number;
   alternateScreen: boolean;
   /**
    * `output`: text was found; `quiet`: text was found, then nothing changed for `quietMs`;
@@ -52,10 +62,30 @@ function terminalOf(stream: PaneStream): PaneEmulator {
 }
 
 /**
+ * What changed since `mark`, now. When the read starts above the rows the terminal holds and
+ * `back` is given, those rows are read back from tmux, the whole read taken at one moment.
+ */
+async function rowsNow(
+  stream: PaneStream,
+  mark: ReadMark,
+  signal: AbortSignal,
+  back?: ReadBackOptions,
+): Promise<BackRead> {
+  const rows = rowsSince(terminalOf(stream), mark);
+  if (!back || rows.missedRows === 0) return { ...rows, skippedRows: 0 };
+  const { value, rows: tmux } = await back.read(
+    (emulator) => planBack(emulator, mark, back.bounds),
+    signal,
+  );
+  return joinBack(value, tmux);
+}
+
+/**
  * Read what changed since the read `offset` names; while nothing visible changed and `waitMs`
  * has not passed, sleep on the stream. A change that leaves no text (a cleared screen) is not
  * output: the wait goes on. With `quietMs`, once text has come the read waits on until nothing
- * has changed for `quietMs` (a whole burst in one read), or `waitMs` ends. Rejects with
+ * has changed for `quietMs` (a whole burst in one read), or `waitMs` ends. With `back`, rows
+ * that left the terminal are read back from tmux while it holds them. Rejects with
  * `stale_cursor` for an offset this stream never gave or no longer remembers, and when the
  * stream ends or `signal` aborts.
  */
@@ -65,24 +95,30 @@ export async function readFrom(
   waitMs: number,
   signal: AbortSignal,
   quietMs?: number,
+  back?: ReadBackOptions,
 ): Promise<RenderedRead> {
   const deadline = Date.now() + waitMs;
   const mark = recallMark(stream, offset);
-  const answer = (rows: RowsSince, outcome: RenderedRead["outcome"]): RenderedRead => ({
-    text: rows.text,
-    offset: rows.changed ? stream.remember(rows.mark) : offset,
-    missedRows: rows.missedRows,
-    alternateScreen: rows.alternateScreen,
-    outcome,
-  });
+  const answer = async (outcome: RenderedRead["outcome"]): Promise<RenderedRead> => {
+    const rows = await rowsNow(stream, mark, signal, back);
+    return {
+      text: rows.text,
+      offset: rows.changed ? stream.remember(rows.mark) : offset,
+      missedRows: rows.missedRows,
+      skippedRows: rows.skippedRows,
+      alternateScreen: rows.alternateScreen,
+      outcome,
+    };
+  };
   for (;;) {
     const rows = rowsSince(terminalOf(stream), mark);
     const left = deadline - Date.now();
-    if (rows.changed && rows.text !== "") {
-      if (quietMs === undefined) return answer(rows, "output");
-      return await quietAfter(stream, mark, deadline, quietMs, signal, answer);
+    // Rows that left the terminal unread are news, even when what it still holds has no text.
+    if (rows.changed && (rows.text !== "" || rows.missedRows > 0)) {
+      if (quietMs === undefined) return await answer("output");
+      return await quietAfter(stream, deadline, quietMs, signal, answer);
     }
-    if (left <= 0) return answer(rows, waitMs > 0 ? "timeout" : "idle");
+    if (left <= 0) return await answer(waitMs > 0 ? "timeout" : "idle");
     await stream.waitForChange(left, signal);
   }
 }
@@ -94,19 +130,16 @@ export async function readFrom(
  */
 async function quietAfter(
   stream: PaneStream,
-  mark: ReadMark,
   deadline: number,
   quietMs: number,
   signal: AbortSignal,
-  answer: (rows: RowsSince, outcome: RenderedRead["outcome"]) => RenderedRead,
+  answer: (outcome: RenderedRead["outcome"]) => Promise<RenderedRead>,
 ): Promise<RenderedRead> {
   for (;;) {
     const left = deadline - Date.now();
-    if (left <= 0) return answer(rowsSince(terminalOf(stream), mark), "timeout");
+    if (left <= 0) return await answer("timeout");
     const waited = await stream.waitForChange(Math.min(quietMs, left), signal);
-    if (waited === "timeout") {
-      return answer(rowsSince(terminalOf(stream), mark), quietMs <= left ? "quiet" : "timeout");
-    }
+    if (waited === "timeout") return await answer(quietMs <= left ? "quiet" : "timeout");
   }
 }
 

@@ -27,7 +27,7 @@ export interface RowsSince {
 }
 
 /** FNV-1a over UTF-16 code units: a row's fingerprint. */
-function fingerprint(text: string): number {
+export function fingerprint(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);

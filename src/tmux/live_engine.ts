@@ -22,6 +22,8 @@ import { connectionLost, discontinuity, dropped, endedAnswer, NoRoom } from "./l
 import { checkPane, type PaneContinuity } from "./live_pane_check.ts";
 import type { LiveOptions, LiveStats, LiveStatus } from "./live_options.ts";
 import { alignRows, seedDone, seedStream } from "./live_seed.ts";
+import { readBack } from "./history_rows.ts";
+import type { RowRange, TmuxRows } from "../live/read_back.ts";
 import { snapshot } from "./queries.ts";
 import { paneNotFound, rethrowPaneMissing } from "./targets.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
@@ -414,5 +416,14 @@ export class LiveEngine implements LiveStatus {
         this.#detach(connection);
       }
     }
+  }
+
+  /** Read rows that left a stream's terminal back from tmux (src/tmux/history_rows.ts). */
+  async readBack<T>(
+    stream: PaneStream,
+    plan: (emulator: PaneEmulator) => { value: T; ranges: RowRange[] },
+    signal: AbortSignal,
+  ): Promise<{ value: T; rows?: TmuxRows }> {
+    return await readBack(this.#ctx, this.#client(stream), stream, plan, signal);
   }
 }

@@ -89,7 +89,7 @@ export const sinceTools = [
       generation: z.string(),
       streaming: z.boolean().describe("True when output is streamed live; false in fallback mode."),
       missedRows: z.int().describe(
-        "Rows that left the history kept per pane before this read could return them.",
+        "Rows that left the pane's history (tmux's) before this read could return them.",
       ),
       missedBytes: z.int().describe("Always 0 since reads return rendered rows; see missedRows."),
       alternateScreen: z.boolean().optional().describe(
@@ -159,10 +159,14 @@ export const sinceTools = [
 
         const { stream, offset } = await cursorStream(live, args.cursor, args.paneId, signal);
         // A pane closed during the wait ends the stream at once (the engine watches layouts).
-        const read = await readFrom(stream, offset, timeoutMs, signal, quietMs);
+        // Rows that left the terminal come back from tmux's history while it holds them.
+        const read = await readFrom(stream, offset, timeoutMs, signal, quietMs, {
+          read: (plan, signal) => live.readBack(stream, plan, signal),
+          bounds,
+        });
         if (read.outcome === "timeout") await live.verify(stream, signal);
         return {
-          ...textResult(read.text, bounds),
+          ...textResult(read.text, { ...bounds, skippedRows: read.skippedRows }),
           cursor: formatCursor(stream.id, read.offset),
           paneId: stream.paneId,
           generation: stream.generation,
