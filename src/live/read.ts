@@ -8,7 +8,7 @@
 import { ToolError } from "../errors.ts";
 import { READ_MEMORY, type ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
-import { type BackRead, joinBack, planBack, type ReadBack } from "./read_back.ts";
+import { type BackRead, joinBack, needsBack, planBack, type ReadBack } from "./read_back.ts";
 import { rowsSince, screenNow } from "./row_changes.ts";
 import type { PaneStream } from "./stream.ts";
 
@@ -71,8 +71,8 @@ async function rowsNow(
   signal: AbortSignal,
   back?: ReadBackOptions,
 ): Promise<BackRead> {
-  const rows = rowsSince(terminalOf(stream), mark);
-  if (!back || rows.missedRows === 0) return { ...rows, skippedRows: 0 };
+  const emulator = terminalOf(stream);
+  if (!back || !needsBack(emulator, mark)) return { ...rowsSince(emulator, mark), skippedRows: 0 };
   const { value, rows: tmux } = await back.read(
     (emulator) => planBack(emulator, mark, back.bounds),
     signal,

@@ -13,7 +13,7 @@
  */
 import type { ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
-import { fingerprint, type RowsSince, rowsSince } from "./row_changes.ts";
+import { changeSince, fingerprint, type RowsSince, rowsSince } from "./row_changes.ts";
 import { byteLength } from "../utf8.ts";
 
 /** Absolute rows [from, to) of a terminal's normal screen. */
@@ -58,6 +58,11 @@ export interface BackRead extends RowsSince {
   skippedRows: number;
 }
 
+/**
+ * Rows read above a read's start (and the rows the previous read saw), where the line it starts
+ * inside begins: a longer line comes back from the highest of them.
+ */
+const LINE_LEAD = 64;
 /** Rows the terminal still holds whose copies in tmux are compared with them. */
 const OVERLAP_ROWS = 8;
 /**
@@ -84,6 +89,20 @@ export interface BackPlan {
   seen: RowRange | undefined;
   /** Their fingerprints. */
   prints: Uint32Array;
+  /** Whether the read needs rows that left the terminal and some can be read back. */
+  needed: boolean;
+}
+
+/**
+ * Whether a read from `mark` needs rows that left the terminal: its start did, or the line it
+ * starts in began above the rows the terminal holds.
+ */
+export function needsBack(emulator: PaneEmulator, mark: ReadMark): boolean {
+  const change = changeSince(emulator, mark);
+  if (!change.changed || change.alternate) return false;
+  let row = change.start;
+  while (row > emulator.firstRow && emulator.isWrapped(row)) row--;
+  return row <= emulator.firstRow && (row < emulator.firstRow || emulator.isWrapped(row));
 }
 
 /** Lines and UTF-8 bytes of a read's text, as its bounds count them. */
@@ -118,8 +137,10 @@ export function planBack(
     overlap: [],
     seen: undefined,
     prints: new Uint32Array(0),
+    needed: false,
   };
-  if (!rows.changed || rows.alternateScreen || from >= to) return { value: plan, ranges: [] };
+  if (emulator.historyFloor >= to || !needsBack(emulator, mark)) return { value: plan, ranges: [] };
+  plan.needed = true;
   const held = size(rows.text);
   const room = Math.max(0, Math.min(bounds.lines - held.lines, bounds.bytes - held.bytes));
   plan.fetch = Math.max(from, to - Math.min(room, MAX_BACK_ROWS));
@@ -137,9 +158,10 @@ export function planBack(
     const cut = { from: plan.fetch - 1, to: end };
     return { value: plan, ranges: plan.seen ? [cut, plan.seen] : [cut] };
   }
-  // Read from the start, and from the rows above it the previous read saw, where the start's
-  // line begins when that read ended inside it (a read returns such a line again, whole).
-  return { value: plan, ranges: [{ from: Math.min(from, seenFrom), to: end }] };
+  // Read from the start, and from rows above it: where the start's line begins when the previous
+  // read ended inside it (a read returns such a line again, whole).
+  const lead = Math.max(emulator.historyFloor, Math.min(from, seenFrom) - LINE_LEAD);
+  return { value: plan, ranges: [{ from: lead, to: end }] };
 }
 
 /** A row's text without trailing spaces, as the terminal and `capture-pane -p` give it. */
@@ -173,8 +195,7 @@ function agrees(plan: BackPlan, tmux: TmuxRows): boolean {
  */
 export function joinBack(plan: BackPlan, tmux: TmuxRows | undefined): BackRead {
   const { rows, start, from, fetch, to } = plan;
-  if (!rows.changed || rows.alternateScreen || from >= to) return { ...rows, skippedRows: 0 };
-  if (!tmux || !agrees(plan, tmux)) return { ...rows, skippedRows: 0 };
+  if (!plan.needed || !tmux || !agrees(plan, tmux)) return { ...rows, skippedRows: 0 };
   const mine = tmux.ranges[0];
   const held = Math.min(to, Math.max(from, tmux.oldest));
   let first = Math.max(fetch, held);
