@@ -30,6 +30,7 @@ import {
 import type { PaneSize } from "./layout.ts";
 import { type ControlChild, pipedReader } from "./process.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../timing.ts";
+import { ChunkReader } from "./chunk_reader.ts";
 
 /** Callbacks of a control client. */
 interface ControlHandlers {
@@ -79,7 +80,7 @@ export class ControlClient {
   /** The tmux client's pid on its host, once known (see {@link ControlChild.clientPid}). */
   #pid: number | undefined;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #stdout: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #stdout: ChunkReader;
   /** Absent when the client's stderr is not piped (spawnControl discards it). */
   readonly #stderrReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #handlers: ControlHandlers;
@@ -105,7 +106,7 @@ export class ControlClient {
     this.#replies = new ReplyQueue(strict, () => this.#attached.resolve());
     this.#child = child;
     this.#writer = child.stdin.getWriter();
-    this.#stdout = spawned.stdout.getReader();
+    this.#stdout = new ChunkReader(spawned.stdout);
     this.#stderrReader = pipedReader(() => child.stderr);
     this.#handlers = handlers;
     this.#done = Promise.all([this.#readStdout(), this.#readStderr(), child.status]).then(() => {
@@ -344,8 +345,9 @@ export class ControlClient {
     const lines = new LineSplitter();
     try {
       while (true) {
-        const { done, value: chunk } = await this.#stdout.read();
-        if (done) break;
+        const chunk = await this.#stdout.read();
+        if (!chunk) break;
+        // Copied out at once: the chunk's buffer is read into again.
         for (const line of lines.push(chunk)) this.#line(line);
       }
     } catch {
