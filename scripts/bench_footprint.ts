@@ -2,7 +2,8 @@
  * Footprint (issue 33), sections `slope`, `floodcpu` and `guard` of `deno task bench`
  * (scripts/bench.ts), each figure beside its floor:
  *
- * - slope: RSS per followed 160x45 pane, from 1 to 30 followed panes.
+ * - slope: RSS per followed 160x45 pane, from 1 to 30 followed panes printing coloured lines:
+ *   windows of one session, and a session each.
  * - floodcpu: CPU of waiting through a BENCH_FLOOD_MIB flood, this server plus tmux's extra over
  *   tmux alone (/proc read by the bench), and tmux's extra for a bare control client that discards
  *   every byte.
@@ -32,11 +33,13 @@ import {
 } from "./bench_support.ts";
 
 /**
- * Memory slope of following panes (issue 33): RSS with 1 and with `n` followed 160x45 panes, each
- * with 5,000 lines of history before it is followed and 3,000 coloured lines printed while it is;
- * the slope is MiB per followed pane.
+ * Memory slope of following panes (issues 33, 40): RSS with 1 and with `n` followed 160x45 panes,
+ * each with 5,000 lines of history before it is followed and 3,000 coloured lines printed while it
+ * is; the slope is MiB per followed pane. The panes are windows of one session (one control
+ * connection for all), or with `sessions` each in a session of its own (a connection each, as a
+ * black-box check that made a session per pane measured).
  */
-async function slope(entry: string, n = 30) {
+async function slope(entry: string, sessions: boolean, n = 30) {
   const fx = await TmuxFixture.start({
     session: "slope",
     width: 160,
@@ -53,10 +56,15 @@ async function slope(entry: string, n = 30) {
     );
     const pane = `sh ${script}`;
     await fx.tmux("set-option", "-g", "history-limit", "10000");
-    for (let i = 1; i <= n; i++) await fx.tmux("new-window", "-d", "-t", "=slope:", pane);
-    await fx.tmux("kill-window", "-t", "=slope:0");
-    const panes = (await fx.tmux("list-panes", "-s", "-t", "=slope", "-F", "#{pane_id}")).trim()
-      .split("\n");
+    for (let i = 1; i <= n; i++) {
+      if (sessions) {
+        await fx.tmux("new-session", "-d", "-s", `slope${i}`, "-x", "160", "-y", "45", pane);
+      } else await fx.tmux("new-window", "-d", "-t", "=slope:", pane);
+    }
+    await fx.tmux(
+      ...(sessions ? ["kill-session", "-t", "=slope"] : ["kill-window", "-t", "=slope:0"]),
+    );
+    const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
     for (const paneId of panes) {
       while (!(await fx.tmux("capture-pane", "-p", "-t", paneId)).includes("5000")) await sleep(50);
     }
@@ -335,13 +343,16 @@ export async function footprint(
   console.log(`\nfootprint (issue 33), load ${await load()}`);
   for (const [name, main] of builds) {
     if (only.has("slope")) {
-      const m = await slope(main);
-      out[`slope_${name}`] = { ...m, load: await load() };
-      console.log(
-        `${name.padEnd(7)} memory: ${m.perPane.toFixed(2)} MiB per followed 160x45 pane ` +
-          `(1 pane ${m.one.toFixed(1)} MiB, ${m.panes} panes ${m.all.toFixed(1)} MiB; ` +
-          `goal ≤ 1.5: ${verdict(m.perPane, 1.5, "MiB")})`,
-      );
+      for (const sessions of [false, true]) {
+        const m = await slope(main, sessions);
+        out[`slope${sessions ? "_sessions" : ""}_${name}`] = { ...m, load: await load() };
+        console.log(
+          `${name.padEnd(7)} memory: ${m.perPane.toFixed(2)} MiB per followed 160x45 pane, ` +
+            `${sessions ? "a session each" : "windows of one session"} ` +
+            `(1 pane ${m.one.toFixed(1)} MiB, ${m.panes} panes ${m.all.toFixed(1)} MiB; ` +
+            `goal ≤ 1.5: ${verdict(m.perPane, 1.5, "MiB")})`,
+        );
+      }
     }
     if (only.has("floodcpu")) {
       const { entry, line } = await floodFigure(name, main, floodMiB);
