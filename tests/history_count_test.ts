@@ -67,11 +67,17 @@ Deno.test("tmux's history sizes follow the model as rows scroll in, past its lim
   await fx.tmux(
     "new-window",
     "-d",
-    "sh -c 'stty -echo; k=0; while read n; do seq 1 $n; k=$((k+1)); echo end-$k; done'",
+    "sh -c 'stty -echo; echo ready; k=0; while read n; do seq 1 $n; k=$((k+1)); echo end-$k; done'",
   );
   const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id} #{history_limit}"))
     .split("\n").find((l) => l.endsWith(" 25"))!.split(" ")[0];
-  let printed = 0;
+  // Typed before `stty -echo` ran, a line would be echoed: an extra row.
+  assert(
+    await eventually(async () =>
+      (await fx.tmux("capture-pane", "-p", "-t", pane)).startsWith("ready\n")
+    ),
+  );
+  let printed = 1;
   for (const [k, n] of [10, 20, 7, 13, 2, 30, 1, 60].entries()) {
     await fx.tmux("send-keys", "-t", pane, String(n), "Enter");
     printed += n + 1;

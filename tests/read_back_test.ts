@@ -21,9 +21,9 @@ const BIG = { maxLines: 100_000, maxBytes: 262_144 };
 
 /**
  * A pane that prints the next BURST numbers when it reads `b`, and `ESC [ 3 J` when it reads `e`;
- * it echoes nothing, so its rows are the numbers alone.
+ * it echoes nothing, so its rows are the numbers alone (after `ready`).
  */
-const PANE = "sh -c 'stty -echo; n=0; while read cmd; do case $cmd in " +
+const PANE = "sh -c 'stty -echo; echo ready; n=0; while read cmd; do case $cmd in " +
   "b) seq $((n+1)) $((n+" + BURST + ")); n=$((n+" + BURST + "));; " +
   'e) printf "\\033[3J";; esac; done\'';
 
@@ -36,7 +36,9 @@ class Reader {
 
   constructor(readonly client: Client) {}
 
-  async start(): Promise<void> {
+  /** Follow the pane once it is ready (a line typed before `stty -echo` ran would be echoed). */
+  async start(fx: TmuxFixture): Promise<void> {
+    assert(await eventually(async () => (await fx.tmux("capture-pane", "-p")).startsWith("ready")));
     const first = await ok<Since>(this.client, "capture_since", { paneId: "%0" });
     this.#cursor = first.cursor!;
   }
@@ -85,7 +87,7 @@ Deno.test("capture_since: a reader that falls behind gets every line tmux still 
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     const reader = new Reader(client);
-    await reader.start();
+    await reader.start(fx);
     // Each burst is read only once tmux shows all of it: far more rows than the follower keeps.
     for (let n = BURST; n <= 6 * BURST; n += BURST) {
       await burst(fx, n);
@@ -102,7 +104,7 @@ Deno.test("capture_since: rows tmux no longer holds, or held before a resize, ar
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
     const reader = new Reader(client);
-    await reader.start();
+    await reader.start(fx);
     const expected: number[] = [];
     let n = 0;
     /** A burst, then `event`, then the reads: the gap is the burst's first rows, disclosed. */

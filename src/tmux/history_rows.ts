@@ -113,6 +113,8 @@ async function moment<P>(
   plan?: (emulator: PaneEmulator) => P,
 ): Promise<Moment & { planned: P }> {
   let seen: (Moment & { planned: P }) | undefined;
+  // Thrown inside the connection's reading, an error would end the connection: kept for after.
+  let failed: { error: unknown } | undefined;
   await client.command(
     ["display-message", "-p", "-t", paneArg(stream.paneId), "#{history_size} #{history_limit}"],
     signal,
@@ -121,17 +123,22 @@ async function moment<P>(
       const emulator = stream.emulator;
       const [history, limit] = (lines[0] ?? "").split(" ").map((n) => int(n, -1));
       if (!emulator || history < 0 || limit < 0) return;
-      seen = {
-        top: emulator.screenTop,
-        history,
-        limit,
-        resizes: emulator.resizes,
-        cols: emulator.cols,
-        rows: emulator.rows,
-        planned: plan?.(emulator) as P,
-      };
+      try {
+        seen = {
+          top: emulator.screenTop,
+          history,
+          limit,
+          resizes: emulator.resizes,
+          cols: emulator.cols,
+          rows: emulator.rows,
+          planned: plan?.(emulator) as P,
+        };
+      } catch (error) {
+        failed = { error };
+      }
     },
   );
+  if (failed) throw failed.error;
   if (!seen) throw stream.ended ?? new ToolError("stale_cursor", "the stream ended");
   return seen;
 }
