@@ -154,6 +154,9 @@ Deno.test({
       server.resume();
     }
     assertEquals(await env.tmux([["list-clients"]]), "");
+    // Nothing of ours holds the server: the person's kill-server ends it.
+    await env.rig.tmux(0, "kill-server");
+    assert(await eventually(async () => !await running(server.pid)), "the server exited");
   },
 });
 
