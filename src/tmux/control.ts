@@ -111,7 +111,11 @@ export class ControlClient {
     this.#handlers = handlers;
     this.#done = Promise.all([this.#readStdout(), this.#readStderr(), child.status]).then(() => {
       this.#lost("the tmux client exited");
-      if (this.#pid !== undefined) handlers.onExit?.(this.#pid);
+      const pid = this.#pid;
+      if (pid === undefined) return;
+      // A remote client outlives its ssh until the host says it is gone: ours until then.
+      if (spawned.gone) void spawned.gone.then(() => handlers.onExit?.(pid));
+      else handlers.onExit?.(pid);
     });
   }
 

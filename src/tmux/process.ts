@@ -34,6 +34,11 @@ export interface ControlChild {
   readonly stdout: ReadableStream<Uint8Array>;
   /** The tmux client's pid on its own host (the `client_pid` tmux lists); rejects if never told. */
   readonly clientPid: Promise<number>;
+  /**
+   * Settles once the tmux client is gone from its host, for a client whose end `process` does not
+   * prove (a remote one: its ssh may be killed first); absent, `process`'s exit proves it.
+   */
+  readonly gone?: Promise<void>;
 }
 
 /**

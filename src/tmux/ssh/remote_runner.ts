@@ -5,12 +5,15 @@
  * work unchanged once a host hands them this instead of local processes (docs/design.md §5.15).
  *
  * Each call is one `ssh … -- DESTINATION 'exec sh -c …'` riding the master (src/tmux/ssh/quote.ts
- * says why that string is parsed the same by every login shell). The remote user's shell runs its
- * start-up files first, which may print on both streams, so `sh` prints a mark line (a random part
- * of ours, and the pid tmux will have) right before it becomes tmux: stdout before it is dropped,
- * and stderr is noise with a zero exit status; with tmux's failure, tmux's own message is the last
- * line, which the classification reads. Exit status 255 is ssh's own failure (tmux never exits 255), typed by
- * `classifySshFailure`.
+ * says why that string is parsed the same by every login shell), running tmux inside the wrapper of
+ * src/tmux/ssh/remote_wrap.ts: the remote client dies when our end of the channel closes (a call
+ * given up, a connection dropped, this process killed), and a mark line (a random part of ours and
+ * the pid tmux will have) comes right before tmux starts. The remote user's shell runs its start-up
+ * files first, which may print on both streams: stdout before the mark is dropped, and stderr is
+ * noise with a zero exit status; with tmux's failure, tmux's own message is the last line, which
+ * the classification reads. Exit status 255 is ssh's own failure (tmux never exits 255), typed by
+ * `classifySshFailure`. A control client whose ssh ended without the wrapper's exit status (we
+ * killed it, or the connection failed) counts as ours until the host says its pid is gone.
  *
  * First contact opens the master and checks the host's tmux (at least {@link MIN_TMUX}). A host
  * that cannot be reached is not tried again for {@link BACKOFF_MS}: calls meanwhile fail at once
@@ -28,6 +31,8 @@ import {
   type SshTarget,
 } from "./master.ts";
 import { remoteCommand } from "./quote.ts";
+import { collectWrapped, untilMark } from "./remote_call.ts";
+import { confirmArgv, type RemoteMode, wrappedArgv } from "./remote_wrap.ts";
 import type { SshSpawner } from "./spawn.ts";
 
 /** ssh's own exit status for its failures; tmux exits 0 or 1. */
@@ -38,18 +43,12 @@ const NOT_FOUND = 127;
 export const BACKOFF_MS = 30_000;
 /** How long a call waits for a retry after the back-off before failing with what is retried. */
 export const RETRY_WAIT_MS = 2_000;
-/**
- * The line the remote `sh` prints right before it becomes tmux: a mark with this process's own
- * random part (so the login shell's start-up files cannot print it ahead of us, short of reading
- * the command they run), then the pid that `exec` hands to tmux. Whatever comes before it on
- * stdout is the login shell's, never tmux's.
- */
-function markScript(mark: string): string {
-  return `echo "${mark}$$"; exec "$@"`;
-}
-const NEWLINE = 0x0a;
-/** Login-shell noise skipped before that line, at most. */
-const MAX_NOISE_BYTES = 65_536;
+/** How long a control client may take to say its pid. */
+const START_TIMEOUT_MS = 10_000;
+/** The longest pause between two checks that an abandoned remote client is gone. */
+const CONFIRM_MAX_PAUSE_MS = 30_000;
+/** How long an abandoned remote client is checked on before it is let go (the host stays away). */
+const CONFIRM_GIVE_UP_MS = 600_000;
 
 /** Starts tmux on one remote host. */
 export class RemoteProcesses implements TmuxStarter {
@@ -59,7 +58,7 @@ export class RemoteProcesses implements TmuxStarter {
   #failure: { error: ToolError; at: number } | undefined;
   #ready: Promise<void> | undefined;
   #attempted = false;
-  /** The mark of {@link markScript}: printable ASCII (quote.ts), not known to the remote side ahead. */
+  /** The mark of remote_wrap.ts: printable ASCII (quote.ts), not known to the remote side ahead. */
   readonly #mark = `tmux-mcp-${crypto.randomUUID().replaceAll("-", "")} `;
 
   /** tmux on `master`'s host, over ssh processes from `spawner`. */
@@ -73,10 +72,9 @@ export class RemoteProcesses implements TmuxStarter {
     return this.#master.name;
   }
 
-  /** The ssh argv that runs `tmux ARGS` on the host, after the mark line. */
-  sshArgs(args: readonly string[]): string[] {
-    const argv = ["sh", "-c", markScript(this.#mark), "sh", "tmux", ...args];
-    return remoteArgs(this.#master.options, remoteCommand(argv));
+  /** The ssh argv that runs `tmux ARGS` on the host in the wrapper, taking stdin as `mode` says. */
+  sshArgs(args: readonly string[], mode: RemoteMode = "n"): string[] {
+    return remoteArgs(this.#master.options, remoteCommand(wrappedArgv(this.#mark, mode, args)));
   }
 
   /**
@@ -170,7 +168,13 @@ export class RemoteProcesses implements TmuxStarter {
     stdin: Uint8Array | string | undefined,
     signal: AbortSignal,
   ): Promise<Output | undefined> {
-    const out = await this.#spawner.collect(this.sshArgs(args), stdin, signal);
+    const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+    const mode: RemoteMode = bytes === undefined ? "n" : `d${bytes.length}`;
+    const child = this.#spawner.child(this.sshArgs(args, mode), { stdin: "piped" });
+    // The input goes after the pid its feeder waits for, never before the mark (a start-up file
+    // that reads stdin would take it).
+    const input = bytes && ((pid: number) => join(new TextEncoder().encode(`${pid}\n`), bytes));
+    const out = await collectWrapped(child, this.#mark, input, signal);
     if (out === undefined) return undefined;
     if (out.code === SSH_FAILED) {
       this.#master.markDown();
@@ -180,37 +184,94 @@ export class RemoteProcesses implements TmuxStarter {
     if (out.code === NOT_FOUND) throw tmuxMissing(this.#master.options);
     // What the login shell printed before the mark is not tmux's (on stdout: never; on stderr:
     // with a zero status).
-    const found = findMarkLine(out.stdout, this.#mark);
-    if (found === undefined) {
+    if (out.stdout === undefined) {
       throw new ToolError(
         "tmux_failed",
         `host ${this.#master.name}: the remote shell never started tmux`,
         {
-          hint: `Check that \`ssh ${this.#master.name} tmux -V\` prints only tmux's version.`,
+          hint: `Check that \`${checkCommand(this.#master.options)}\` prints tmux's version.`,
         },
       );
     }
     return {
       success: out.success,
-      stdout: out.stdout.subarray(found.rest),
+      stdout: out.stdout,
       stderr: out.success ? new Uint8Array() : out.stderr,
     };
   }
 
   /**
-   * Start a control client (`tmux ARGS`, a `-C attach`) remotely over the master. Its shell says
-   * the pid tmux will have before it starts tmux; that line (and any login noise before it) never
-   * reaches the control-mode reader.
+   * Start a control client (`tmux ARGS`, a `-C attach`) remotely over the master, once its shell has
+   * said the pid tmux will have (that line, and any login noise before it, never reaches the
+   * control-mode reader); tmux starts only once we have answered with that pid (remote_wrap.ts).
    */
   async control(args: string[], signal?: AbortSignal): Promise<ControlChild> {
     await this.ready(signal);
-    const remote = remoteCommand(["sh", "-c", markScript(this.#mark), "sh", "tmux", ...args]);
-    const process = this.#spawner.child(remoteArgs(this.#master.options, remote), {
+    const process = this.#spawner.child(this.sshArgs(args, "s"), {
       stdin: "piped",
       stderr: "null",
     });
-    const { stream, pid } = afterMarkLine(process.stdout, this.#mark);
-    return { process, stdout: stream, clientPid: pid };
+    const deadline = AbortSignal.timeout(START_TIMEOUT_MS);
+    let started;
+    try {
+      started = await untilMark(
+        process.stdout,
+        this.#mark,
+        signal ? AbortSignal.any([signal, deadline]) : deadline,
+      );
+      const writer = process.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(`${started.pid}\n`));
+      writer.releaseLock();
+    } catch (error) {
+      try {
+        process.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      process.stdin.abort().catch(() => {});
+      await process.status;
+      throw error instanceof ToolError ? error : new ToolError(
+        "server_gone",
+        `host ${this.#master.name}: the remote tmux client ended before it started`,
+      );
+    }
+    return {
+      process,
+      stdout: started.stream,
+      clientPid: Promise.resolve(started.pid),
+      gone: this.#gone(process, started.pid, args),
+    };
+  }
+
+  /**
+   * Settles once the control client `pid` is gone from the host. The wrapper exits only after
+   * tmux, so its exit status through ssh proves it; an ssh killed by us or failed (255) proves
+   * nothing, and the host is asked ({@link #confirm}).
+   */
+  async #gone(process: Deno.ChildProcess, pid: number, args: readonly string[]): Promise<void> {
+    const status = await process.status;
+    if (status.signal === null && status.code !== SSH_FAILED) return;
+    await this.#confirm(pid, args);
+  }
+
+  /**
+   * Ask the host, whenever its master is up, until it says `pid` is gone (killing it while it is
+   * still our tmux client); pauses grow to {@link CONFIRM_MAX_PAUSE_MS}, and after
+   * {@link CONFIRM_GIVE_UP_MS} of a host that stays away the pid is let go. The check never opens a
+   * master (`ControlMaster=no`): a host closed meanwhile is not reopened for it.
+   */
+  async #confirm(pid: number, args: readonly string[]): Promise<void> {
+    const argv = remoteArgs(this.#master.options, remoteCommand(confirmArgv(pid, args)))
+      .map((arg) => arg === "ControlMaster=auto" ? "ControlMaster=no" : arg);
+    const until = Date.now() + CONFIRM_GIVE_UP_MS;
+    for (let pause = 250; Date.now() < until; pause = Math.min(pause * 2, CONFIRM_MAX_PAUSE_MS)) {
+      if (this.#master.up) {
+        const out = await this.#spawner.collect(argv, undefined, AbortSignal.timeout(20_000))
+          .catch(() => undefined);
+        if (out?.code === 0) return;
+      }
+      await new Promise<void>((resolve) => Deno.unrefTimer(setTimeout(resolve, pause)));
+    }
   }
 
   /** First contact's check: the host's tmux, at least {@link MIN_TMUX}. */
@@ -266,68 +327,17 @@ function leaveOnAbort(
   });
 }
 
-/**
- * The control stream after the mark line, and the pid it names. Whatever the login shell printed
- * before it is dropped (at most {@link MAX_NOISE_BYTES}); a stream that ends first rejects the pid.
- */
-function afterMarkLine(
-  source: ReadableStream<Uint8Array>,
-  mark: string,
-): { stream: ReadableStream<Uint8Array>; pid: Promise<number> } {
-  const pid = Promise.withResolvers<number>();
-  pid.promise.catch(() => {});
-  let head: Uint8Array | undefined = new Uint8Array();
-  const stream = source.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        if (head === undefined) return out.enqueue(chunk);
-        const joined = new Uint8Array(head.length + chunk.length);
-        joined.set(head);
-        joined.set(chunk, head.length);
-        const found = findMarkLine(joined, mark);
-        if (found === undefined) {
-          if (joined.length > MAX_NOISE_BYTES) {
-            pid.reject(new ToolError("tmux_failed", "the remote shell never started tmux"));
-            head = undefined;
-            return;
-          }
-          head = joined;
-          return;
-        }
-        head = undefined;
-        pid.resolve(found.pid);
-        if (found.rest < joined.length) out.enqueue(joined.subarray(found.rest));
-      },
-      flush() {
-        pid.reject(new ToolError("server_gone", "the remote tmux client ended before it started"));
-      },
-    }),
-  );
-  return { stream, pid: pid.promise };
-}
-
-/** The mark line in `bytes` (at its start or after a newline): its pid and where the rest starts. */
-function findMarkLine(bytes: Uint8Array, text: string): { pid: number; rest: number } | undefined {
-  const mark = [...new TextEncoder().encode(text)];
-  for (let at = 0; at + mark.length <= bytes.length; at++) {
-    if (at > 0 && bytes[at - 1] !== NEWLINE) continue;
-    if (!mark.every((byte, i) => bytes[at + i] === byte)) continue;
-    let end = at + mark.length;
-    let digits = "";
-    while (end < bytes.length && bytes[end] >= 0x30 && bytes[end] <= 0x39) {
-      digits += String.fromCharCode(bytes[end++]);
-    }
-    if (end < bytes.length && bytes[end] === NEWLINE && digits !== "") {
-      return { pid: Number(digits), rest: end + 1 };
-    }
-  }
-  return undefined;
-}
-
 function tmuxMissing(target: SshTarget): ToolError {
   const name = target.host.name;
   return new ToolError("tmux_not_found", `host ${name}: tmux is not on the remote PATH`, {
     hint: `Install tmux on ${name}, on the PATH of non-interactive ssh commands ` +
       `(check with \`${checkCommand(target)}\`).`,
   });
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const all = new Uint8Array(a.length + b.length);
+  all.set(a);
+  all.set(b, a.length);
+  return all;
 }
