@@ -35,7 +35,6 @@ const READ = [
   "src/tmux/settings.ts",
   "src/tmux/targets.ts",
   "src/tmux/live_engine.ts",
-  "src/tmux/live_endings.ts",
   "src/tmux/live_options.ts",
   "src/tmux/live_pane_check.ts",
   "src/tmux/live_seed.ts",

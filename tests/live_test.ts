@@ -698,6 +698,14 @@ Deno.test("past the connection cap, further sessions are polled and no followed 
     );
     assertEquals([waited.outcome, waited.streaming], ["matched", false]);
     assert(String(waited.note).includes("its cap"), String(waited.note));
+    // A waitFor there is polled too (what it finds is waitfor_test's concern).
+    const typed = await ok<{ outcome: string; note?: string; cursor?: string }>(
+      client,
+      "send_keys",
+      { paneId: panes[2], keys: "Enter", waitFor: { pattern: "never-printed", timeoutMs: 500 } },
+    );
+    assert(String(typed.note).includes("its cap"), JSON.stringify(typed));
+    assertEquals(typed.cursor, undefined);
     // Both followed readers keep their streams, and nothing attached or detached meanwhile.
     await ok<Since>(client, "capture_since", { paneId: panes[0], cursor: first.cursor });
     await ok<Since>(client, "capture_since", { paneId: panes[1], cursor: second.cursor });

@@ -147,6 +147,19 @@ export class LiveEngine implements LiveStatus {
     return await this.#ready(stream, signal);
   }
 
+  /**
+   * {@link join}, or — past the connection cap, when every connection feeds streams in use — why
+   * the caller polls the pane instead: the note its polled result carries (docs/design.md §7.1).
+   */
+  async follow(paneId: string, signal?: AbortSignal): Promise<PaneStream | { polled: string }> {
+    try {
+      return await this.join(paneId, signal);
+    } catch (error) {
+      if (error instanceof NoRoom) return { polled: error.note };
+      throw error;
+    }
+  }
+
   /** The stream a cursor names, if it is still alive; marks it used. */
   find(streamId: string): PaneStream | undefined {
     const stream = this.#byId.get(streamId);

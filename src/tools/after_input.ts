@@ -25,7 +25,6 @@ import { rowsSince } from "../live/row_changes.ts";
 import type { OutputTap, PaneStream } from "../live/stream.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/capture.ts";
-import { NoRoom } from "../tmux/live_endings.ts";
 import { snapshot } from "../tmux/queries.ts";
 import type { ToolContext } from "../tool_types.ts";
 import { compilePattern, type Find, PATTERN_LIMITS, sleep, waitProgress } from "./common.ts";
@@ -171,13 +170,9 @@ export async function markBeforeInput(
   const command = pane.currentCommand ?? await programOf(ctx, pane.paneId);
   const base = { ...pane, command, echo: echoLines(typed) };
   if (!ctx.live) return { ...base, screen: await screenLines(ctx, pane.paneId) };
-  const stream = await ctx.live.join(pane.paneId, ctx.signal).catch((error) => {
-    // Past the connection cap, the pane is polled rather than a followed one evicted.
-    if (error instanceof NoRoom) return error;
-    throw error;
-  });
-  if (stream instanceof NoRoom) {
-    return { ...base, screen: await screenLines(ctx, pane.paneId), polledWhy: stream.note };
+  const stream = await ctx.live.follow(pane.paneId, ctx.signal);
+  if ("polled" in stream) {
+    return { ...base, screen: await screenLines(ctx, pane.paneId), polledWhy: stream.polled };
   }
   const { offset } = readScreen(stream);
   return {

@@ -15,7 +15,6 @@ import { defineTool, type ToolContext } from "../tool_types.ts";
 import { encodeRows, FRAME_LIMITS } from "../view/frame.ts";
 import { PANE_VIEW_URI } from "../view/resource.ts";
 import { cursorStream } from "./common.ts";
-import { NoRoom } from "../tmux/live_endings.ts";
 
 const output = z.object({
   paneId: z.string(),
@@ -99,12 +98,9 @@ export const paneViewTools = [
       // A view cursor carries the stream's change count when the frame was taken.
       let seen = -1;
       if (cursor === undefined) {
-        const joined = await live.join(paneId, ctx.signal).catch((error) => {
-          // Past the connection cap, the view is drawn from captures, as without live mode.
-          if (error instanceof NoRoom) return undefined;
-          throw error;
-        });
-        if (!joined) return await captured(ctx, paneId);
+        // Past the connection cap, the view is drawn from captures, as without live mode.
+        const joined = await live.follow(paneId, ctx.signal);
+        if ("polled" in joined) return await captured(ctx, paneId);
         stream = joined;
       } else ({ stream, offset: seen } = await cursorStream(live, cursor, paneId, ctx.signal));
       let quiet = false;

@@ -20,7 +20,6 @@ import {
   waitBudget,
   waitShape,
 } from "./common.ts";
-import { NoRoom } from "../tmux/live_endings.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
@@ -136,12 +135,9 @@ export const sinceTools = [
       return await callDeadline(ctx, timeoutMs).run(async (signal) => {
         if (args.cursor === undefined) {
           // The stream's terminal starts from a one-shot capture (docs/design.md §5.11, §7.2).
-          const stream = await live.join(args.paneId, signal).catch((error) => {
-            // Past the connection cap, the pane is polled rather than a followed one evicted.
-            if (error instanceof NoRoom) return error;
-            throw error;
-          });
-          if (stream instanceof NoRoom) return await poll(stream.note);
+          // Past the connection cap, the pane is polled rather than a followed one evicted.
+          const stream = await live.follow(args.paneId, signal);
+          if ("polled" in stream) return await poll(stream.polled);
           const screen = readScreen(stream);
           return {
             ...textResult(screen.text, bounds),

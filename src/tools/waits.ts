@@ -26,7 +26,6 @@ import { readScreen } from "../live/read.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { paneIdSchema } from "../rows.ts";
 import { capturePane } from "../tmux/capture.ts";
-import { NoRoom } from "../tmux/live_endings.ts";
 import { paneFate } from "../tmux/queries.ts";
 import { checkGeneration } from "../tmux/targets.ts";
 import { defineTool, type ToolContext } from "../tool_types.ts";
@@ -232,12 +231,9 @@ export const waitTools = [
         let offset: number;
         if (args.cursor === undefined) {
           // Joined before the screen is read, so nothing printed from here on is missed.
-          const joined = await live.join(args.paneId, ctx.signal).catch((error) => {
-            // Past the connection cap, the pane is polled rather than a followed one evicted.
-            if (error instanceof NoRoom) return error;
-            throw error;
-          });
-          if (joined instanceof NoRoom) return await poll(joined.note);
+          // Past the connection cap, the pane is polled rather than a followed one evicted.
+          const joined = await live.follow(args.paneId, ctx.signal);
+          if ("polled" in joined) return await poll(joined.polled);
           stream = joined;
           offset = readScreen(stream).offset;
         } else {
