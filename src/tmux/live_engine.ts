@@ -6,8 +6,8 @@
  * Lifetimes (docs/design.md §7.4): a stream lives while its cursor was used in the last `streamTtlMs`
  * (5 minutes) or someone waits on it; a connection lives while it has streams and lingers
  * `idleCloseMs` (10 minutes) after its last one, then detaches. A connection with streams is never
- * closed to make room: past the cap, panes of further sessions are polled (the tools catch
- * {@link NoRoom}). Every attach and detach goes through the runner's attach gate. Our clients are
+ * closed to make room: past the cap, panes of further sessions are polled (`follow` says why,
+ * `join` throws {@link NoRoom}). Every attach and detach goes through the runner's attach gate. Our clients are
  * registered in `ownClientPids`, so listings never count them as people.
  */
 import { ToolError } from "../errors.ts";
