@@ -1,6 +1,6 @@
 /**
- * A connection closed to make room has detached before the next one attaches (docs/design.md
- * §7.4): tmux 3.3a sends `%client-detached` to every control client, also to one still
+ * At the connection cap, a connection whose streams all ended makes room (docs/design.md §7.1), and
+ * it has detached before the next one attaches (§7.4): tmux 3.3a sends `%client-detached` to every control client, also to one still
  * identifying, and the server crashes. Our client process must have exited before the next is
  * started: tmux then sees the first gone before anything the second sends. (Only a connection
  * whose streams all ended is closed so; one with streams is never evicted.)
@@ -18,15 +18,36 @@ async function controlClients(fx: TmuxFixture): Promise<{ pid: number; session: 
     .map((m) => ({ pid: Number(m[1]), session: m[3] }));
 }
 
-Deno.test("the cap's closed idle connection has exited before the next one attaches", async () => {
-  await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
+/** Two sessions and a server of ours with room for one connection, whose streams expire fast. */
+async function capOfOne(fx: TmuxFixture) {
   await fx.tmux("new-session", "-d", "-s", "s1", "cat");
   const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
-  const { client, close, built } = await connectInProcess(["-S", fx.socket], {}, {
+  const server = await connectInProcess(["-S", fx.socket], {}, {
     maxConnections: 1,
     streamTtlMs: 100,
     sweepMs: 50,
   });
+  return { panes, ...server };
+}
+
+Deno.test("at the connection cap, a connection whose streams all ended makes room", async () => {
+  await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
+  const { panes, client, close, built } = await capOfOne(fx);
+  try {
+    await ok(client, "capture_since", { paneId: panes[0] });
+    assert(await eventually(() => built.live!.stats().streams === 0), "the stream expired");
+    const next = await ok<{ streaming: boolean }>(client, "capture_since", { paneId: panes[1] });
+    assertEquals(next.streaming, true);
+    assertEquals(built.live!.stats().connections, 1);
+    assertEquals(built.live!.stats().detaches, 1);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("the cap's closed idle connection has exited before the next one attaches", async () => {
+  await using fx = await TmuxFixture.start({ session: "s0", command: "cat" });
+  const { panes, client, close, built } = await capOfOne(fx);
   let first: number | undefined;
   try {
     await ok(client, "capture_since", { paneId: panes[0] });
