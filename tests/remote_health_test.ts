@@ -9,7 +9,7 @@
 import { assert, assertEquals, assertMatch } from "./support/assert.ts";
 import { connectStdio, fails, ok } from "./support/client.ts";
 import { eventually, TmuxFixture } from "./support/fixture.ts";
-import { sshdMissing, SshRig } from "./support/sshd.ts";
+import { silentListener, sshdMissing, SshRig } from "./support/sshd.ts";
 
 const missing = await sshdMissing();
 const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
@@ -109,25 +109,14 @@ Deno.test({
   fn: async () => {
     // Accepts TCP and never says a word: ssh waits for the banner until its connect timeout (10 s),
     // as long as a call's own deadline.
-    const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const held: Deno.Conn[] = [];
-    const accepting = (async () => {
-      for await (const conn of silent) held.push(conn);
-    })();
-    try {
-      const port = (silent.addr as Deno.NetAddr).port;
-      await using env = await setUp({ silentPort: port }, [0], () => ["--ssh", "dead=silent"]);
-      const { client } = env.server;
-      const listed = await ok<Listing>(client, "list_panes");
-      assertEquals(hostsOf(listed), ["local", "m1"]);
-      assertMatch(listed.note ?? "", /^host dead cannot be reached over ssh/);
-      const direct = await fails(client, "get_server_info", { host: "dead" });
-      assertEquals(direct.code, "host_unreachable");
-    } finally {
-      silent.close();
-      for (const conn of held) conn.close();
-      await accepting.catch(() => {});
-    }
+    await using silent = silentListener();
+    await using env = await setUp({ silentPort: silent.port }, [0], () => ["--ssh", "dead=silent"]);
+    const { client } = env.server;
+    const listed = await ok<Listing>(client, "list_panes");
+    assertEquals(hostsOf(listed), ["local", "m1"]);
+    assertMatch(listed.note ?? "", /^host dead cannot be reached over ssh/);
+    const direct = await fails(client, "get_server_info", { host: "dead" });
+    assertEquals(direct.code, "host_unreachable");
   },
 });
 

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertRejects } from "./support/assert.ts";
 import { eventually } from "./support/fixture.ts";
-import { sshdMissing, SshRig } from "./support/sshd.ts";
+import { silentListener, sshdMissing, SshRig } from "./support/sshd.ts";
 import { chainArgs, controlArgs, type TmuxCommand } from "../src/tmux/argv.ts";
 import { SshError, SshMaster } from "../src/tmux/ssh/master.ts";
 import { RemoteProcesses } from "../src/tmux/ssh/remote_runner.ts";
@@ -212,37 +212,27 @@ Deno.test({
   ignore: missing !== undefined,
   fn: async () => {
     // Accepts TCP and never says a word: ssh waits for the banner until its connect timeout.
-    const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const held: Deno.Conn[] = [];
-    const accepting = (async () => {
-      for await (const conn of silent) held.push(conn);
-    })();
-    try {
-      await using rig = await SshRig.start({ silentPort: (silent.addr as Deno.NetAddr).port });
-      const cases: Array<[string, string, string, boolean]> = [
-        ["refused", "unreachable", "host_unreachable", true],
-        ["silent", "unreachable", "host_unreachable", true],
-        ["unknown-key", "host_key", "host_denied", false],
-        ["denied", "auth", "host_denied", false],
-      ];
-      for (const [alias, kind, code, retryable] of cases) {
-        const { master, processes } = host(rig, alias, 1);
-        const error = await assertRejects(() => master.open(), SshError);
-        assertEquals([error.kind, error.code, error.retryable], [kind, code, retryable], alias);
-        assert(error.hint.includes(`ssh -F ${rig.config} ${alias} tmux -V`), error.hint);
-        // A command fails the same way, and leaves no master behind.
-        const again = await assertRejects(
-          () => processes.collect(["-V"], undefined, AbortSignal.timeout(30_000)),
-          SshError,
-        );
-        assertEquals(again.kind, kind, `${alias} (command)`);
-        assertEquals(await master.pid(), undefined);
-      }
-      assertEquals(await rig.ours(), []);
-    } finally {
-      silent.close();
-      for (const conn of held) conn.close();
-      await accepting.catch(() => {});
+    await using silent = silentListener();
+    await using rig = await SshRig.start({ silentPort: silent.port });
+    const cases: Array<[string, string, string, boolean]> = [
+      ["refused", "unreachable", "host_unreachable", true],
+      ["silent", "unreachable", "host_unreachable", true],
+      ["unknown-key", "host_key", "host_denied", false],
+      ["denied", "auth", "host_denied", false],
+    ];
+    for (const [alias, kind, code, retryable] of cases) {
+      const { master, processes } = host(rig, alias, 1);
+      const error = await assertRejects(() => master.open(), SshError);
+      assertEquals([error.kind, error.code, error.retryable], [kind, code, retryable], alias);
+      assert(error.hint.includes(`ssh -F ${rig.config} ${alias} tmux -V`), error.hint);
+      // A command fails the same way, and leaves no master behind.
+      const again = await assertRejects(
+        () => processes.collect(["-V"], undefined, AbortSignal.timeout(30_000)),
+        SshError,
+      );
+      assertEquals(again.kind, kind, `${alias} (command)`);
+      assertEquals(await master.pid(), undefined);
     }
+    assertEquals(await rig.ours(), []);
   },
 });

@@ -432,3 +432,23 @@ async function run(program: string, args: string[]): Promise<string> {
   }
   return decoder.decode(out.stdout);
 }
+
+/**
+ * A TCP port on 127.0.0.1 that accepts connections and never says a word: ssh waits there for the
+ * server's banner until its connect timeout. Disposing closes it and every connection it took.
+ */
+export function silentListener(): { port: number } & AsyncDisposable {
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
+  return {
+    port: (silent.addr as Deno.NetAddr).port,
+    async [Symbol.asyncDispose]() {
+      silent.close();
+      for (const conn of held) conn.close();
+      await accepting.catch(() => {});
+    },
+  };
+}
