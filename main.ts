@@ -11,8 +11,13 @@ import { generateToken } from "./src/http/access.ts";
 import { type HttpServer, serveHttp } from "./src/http/server.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
-import { describeSocket } from "./src/tmux/argv.ts";
-import { isSupported, liveRiskNotice, MIN_TMUX, parseTmuxVersion } from "./src/tmux/version.ts";
+import { describeSocket } from "./src/tmux/core/argv.ts";
+import {
+  isSupported,
+  liveRiskNotice,
+  MIN_TMUX,
+  parseTmuxVersion,
+} from "./src/tmux/core/version.ts";
 import { VERSION } from "./src/version.ts";
 
 // The bundle (`deno task bundle`) is plain JavaScript: under Node it would load and exit 0 without

@@ -41,9 +41,9 @@ export {
 } from "./src/config.ts";
 export { SURFACE } from "./src/catalog.ts";
 export { type Effects, type ErrorCode, ToolError, type ToolErrorOptions } from "./src/errors.ts";
-export type { SocketSpec } from "./src/tmux/argv.ts";
+export type { SocketSpec } from "./src/tmux/core/argv.ts";
 export type { SshHostSpec } from "./src/tmux/ssh/destination.ts";
-export type { EnvReader } from "./src/tmux/command.ts";
-export type { LiveOptions, LiveStats, LiveStatus } from "./src/tmux/live_options.ts";
+export type { EnvReader } from "./src/tmux/core/runner.ts";
+export type { LiveOptions, LiveStats, LiveStatus } from "./src/tmux/live/options.ts";
 export type { JsonRpcMessage, McpTransport } from "./src/server.ts";
 export { VERSION } from "./src/version.ts";

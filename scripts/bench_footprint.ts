@@ -11,7 +11,7 @@
  *   panes against an MCP call touching no tmux plus tmux's control-mode listing with list_panes'
  *   fields (issue 33's list_panes figure came from the 4-pane scenario).
  */
-import { PANE_ROW_FIELDS } from "../src/tmux/queries.ts";
+import { PANE_ROW_FIELDS } from "../src/tmux/read/queries.ts";
 import { connectStdio } from "../tests/support/client.ts";
 import { TmuxFixture } from "../tests/support/fixture.ts";
 import {
@@ -162,7 +162,7 @@ async function floodCpu(entry: string | undefined | "discard", mib: number) {
 }
 
 /**
- * list_panes' floor listing: the fields list_panes asks tmux for (src/tmux/queries.ts), so the
+ * list_panes' floor listing: the fields list_panes asks tmux for (src/tmux/read/queries.ts), so the
  * figure over the floor is what this server adds, not what it asks tmux.
  */
 function listPanesFields(): string {

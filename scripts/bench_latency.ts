@@ -11,7 +11,7 @@
  * process, no stdio; zod's check of the arguments; JSON).
  */
 import { TOOLS } from "../src/catalog.ts";
-import type { ControlClient } from "../src/tmux/control.ts";
+import type { ControlClient } from "../src/tmux/control/client.ts";
 import { connectInProcess, connectStdio, MAIN } from "../tests/support/client.ts";
 import type { TmuxFixture } from "../tests/support/fixture.ts";
 import {

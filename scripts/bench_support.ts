@@ -3,8 +3,8 @@
  * private tmux servers, the floors measured beside each figure, and reading another process's
  * memory and CPU from /proc (the bench may; the server never does).
  */
-import { TmuxRunner } from "../src/tmux/command.ts";
-import { ControlClient } from "../src/tmux/control.ts";
+import { TmuxRunner } from "../src/tmux/core/runner.ts";
+import { ControlClient } from "../src/tmux/control/client.ts";
 import { connectStdio } from "../tests/support/client.ts";
 import { cleanEnv, TmuxFixture } from "../tests/support/fixture.ts";
 

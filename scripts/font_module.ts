@@ -1,5 +1,5 @@
 /**
- * Generate src/render/font_data.ts: DejaVu Sans Mono (regular and bold) rasterized once into a
+ * Generate src/generated/font_data.ts: DejaVu Sans Mono (regular and bold) rasterized once into a
  * glyph atlas at the screenshot's cell size, so the server draws text with no font parser and no
  * file access (it runs without --allow-read; docs/design.md §9).
  *
@@ -313,6 +313,6 @@ ${packed(bold.glyphs)},
 await Deno.writeTextFile(new URL("font_data.ts", out), source);
 await Deno.copyFile(`${dir}LICENSE`, new URL("FONT_LICENSE.txt", out));
 console.log(
-  `src/render/font_data.ts: ${regular.codepoints.length} regular and ${bold.codepoints.length} ` +
+  `src/generated/font_data.ts: ${regular.codepoints.length} regular and ${bold.codepoints.length} ` +
     `bold glyphs, ${source.length} bytes`,
 );

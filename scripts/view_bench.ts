@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { connectInProcess } from "../tests/support/client.ts";
 import { TmuxFixture } from "../tests/support/fixture.ts";
 import { chromiumPath, startViewHost } from "../tests/support/view_host.ts";
-import { PANE_VIEW_HTML } from "../src/view/page_html.ts";
+import { PANE_VIEW_HTML } from "../src/generated/page_html.ts";
 import { UI_EXTENSION_ID, VIEW_MIME_TYPE } from "../src/view/resource.ts";
 
 const arg = (name: string) => {
@@ -22,7 +22,7 @@ const png = arg("--png");
 
 /** A short, colourful session for the picture; `cat` then echoes what is typed. */
 const DEMO = [
-  "printf '\\033[1m$ deno task test tests/show_pane_test.ts\\033[0m\\n'",
+  "printf '\\033[1m$ deno task test tests/tools/inspect/show_pane_test.ts\\033[0m\\n'",
   "printf 'running 4 tests from ./tests/show_pane_test.ts\\n'",
   "printf 'tools/list: show_pane names its view ... \\033[32mok\\033[0m \\033[90m(4s)\\033[0m\\n'",
   "printf 'the view resource: MIME type and CSP ... \\033[32mok\\033[0m \\033[90m(584ms)\\033[0m\\n'",

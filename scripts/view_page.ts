@@ -1,9 +1,9 @@
 /**
- * Builds the pane view (docs/design.md §10.3) into src/view/page_html.ts: src/view/page/main.ts
+ * Builds the pane view (docs/design.md §10.3) into src/generated/page_html.ts: src/view/page/main.ts
  * bundled for the browser by `deno bundle` (esbuild), inlined with xterm.js's stylesheet into
  * src/view/page/page.html. One self-contained document: no external script, style or font.
  *
- *   deno task view           # write src/view/page_html.ts
+ *   deno task view           # write src/generated/page_html.ts
  *   deno task view --check   # exit 1 when the committed module differs from a fresh build
  */
 import { bundleScript, writeOrCheck } from "./generated_module.ts";
@@ -30,5 +30,5 @@ export function pageModule(html: string): string {
 }
 
 if (import.meta.main) {
-  await writeOrCheck("src/view/page_html.ts", pageModule(await buildPage()), "deno task view");
+  await writeOrCheck("src/generated/page_html.ts", pageModule(await buildPage()), "deno task view");
 }

@@ -7,15 +7,15 @@
  */
 import type { Config } from "./config.ts";
 import { ShotGate } from "./render/gate.ts";
-import { ChannelWaiters } from "./tmux/channels.ts";
-import { type EnvReader, TmuxRunner } from "./tmux/command.ts";
-import type { TmuxContext } from "./tmux/context.ts";
-import { LiveEngine } from "./tmux/live_engine.ts";
-import { LIVE_DEFAULTS, type LiveOptions } from "./tmux/live_options.ts";
-import { PaneQueue } from "./tmux/pane_queue.ts";
-import { tmuxVersion } from "./tmux/queries.ts";
-import { ControlRoute } from "./tmux/route.ts";
-import { callerIdentity } from "./tmux/targets.ts";
+import { ChannelWaiters } from "./tmux/act/channels.ts";
+import { type EnvReader, TmuxRunner } from "./tmux/core/runner.ts";
+import type { TmuxContext } from "./tmux/core/context.ts";
+import { LiveEngine } from "./tmux/live/engine.ts";
+import { LIVE_DEFAULTS, type LiveOptions } from "./tmux/live/options.ts";
+import { PaneQueue } from "./tmux/core/pane_queue.ts";
+import { tmuxVersion } from "./tmux/read/queries.ts";
+import { ControlRoute } from "./tmux/control/route.ts";
+import { callerIdentity } from "./tmux/read/targets.ts";
 import { RemoteHealth } from "./tmux/ssh/health.ts";
 import { type RemoteHost, remoteHost } from "./tmux/ssh/remote_host.ts";
 

@@ -26,8 +26,8 @@ import {
   type Transport,
 } from "./sdk.ts";
 import { TmuxHost } from "./host.ts";
-import type { EnvReader } from "./tmux/command.ts";
-import type { LiveOptions, LiveStatus } from "./tmux/live_options.ts";
+import type { EnvReader } from "./tmux/core/runner.ts";
+import type { LiveOptions, LiveStatus } from "./tmux/live/options.ts";
 import type { ActingContext, ToolSpec } from "./tool_types.ts";
 import {
   PANE_VIEW_META,
@@ -36,7 +36,7 @@ import {
   rendersViews,
   VIEW_MIME_TYPE,
 } from "./view/resource.ts";
-import { PANE_VIEW_HTML } from "./view/page_html.ts";
+import { PANE_VIEW_HTML } from "./generated/page_html.ts";
 import { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
 import { type ProgressExtra, progressFor } from "./server/call.ts";
 import { callOnHosts, type HostCalls, hostSurface } from "./server/host_call.ts";

@@ -1,10 +1,10 @@
 /** The shape of one manifest entry and the context its handler receives. */
 import type { z } from "zod";
 import type { Config, Toolset } from "./config.ts";
-import type { TmuxContext, TmuxReadContext } from "./tmux/context.ts";
-import type { LiveEngine } from "./tmux/live_engine.ts";
+import type { TmuxContext, TmuxReadContext } from "./tmux/core/context.ts";
+import type { LiveEngine } from "./tmux/live/engine.ts";
 import type { ShotGate } from "./render/gate.ts";
-import type { ChannelWaiters } from "./tmux/channels.ts";
+import type { ChannelWaiters } from "./tmux/act/channels.ts";
 import type { ToolResult } from "./results.ts";
 import type { CallConsent } from "./guard/ask.ts";
 

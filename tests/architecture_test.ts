@@ -25,19 +25,19 @@ const SHARED = [
 
 /** Read-only funnel modules: what an inspect tool may reach. */
 const READ = [
-  "src/tmux/argv.ts",
-  "src/tmux/capture.ts",
-  "src/tmux/capture_many.ts",
-  "src/tmux/capture_seed.ts",
-  "src/tmux/command.ts",
-  "src/tmux/environment.ts",
-  "src/tmux/queries.ts",
-  "src/tmux/settings.ts",
-  "src/tmux/targets.ts",
-  "src/tmux/live_engine.ts",
-  "src/tmux/live_options.ts",
-  "src/tmux/live_pane_check.ts",
-  "src/tmux/live_seed.ts",
+  "src/tmux/core/argv.ts",
+  "src/tmux/read/capture.ts",
+  "src/tmux/read/capture_many.ts",
+  "src/tmux/live/capture_seed.ts",
+  "src/tmux/core/runner.ts",
+  "src/tmux/read/environment.ts",
+  "src/tmux/read/queries.ts",
+  "src/tmux/read/settings.ts",
+  "src/tmux/read/targets.ts",
+  "src/tmux/live/engine.ts",
+  "src/tmux/live/options.ts",
+  "src/tmux/live/pane_check.ts",
+  "src/tmux/live/seed.ts",
   "src/live/",
   "src/render/",
   "src/view/",
@@ -49,18 +49,18 @@ const ALLOWED: Record<Toolset, readonly string[]> = {
   manage: [
     ...READ,
     "src/guard/",
-    "src/tmux/manage.ts",
-    "src/tmux/labels.ts",
-    "src/tmux/layout.ts",
+    "src/tmux/act/manage.ts",
+    "src/tmux/act/labels.ts",
+    "src/tmux/act/layout.ts",
   ],
   execute: [
     ...READ,
     "src/guard/",
-    "src/tmux/input.ts",
-    "src/tmux/lifecycle.ts",
-    "src/tmux/run.ts",
+    "src/tmux/act/input.ts",
+    "src/tmux/act/lifecycle.ts",
+    "src/tmux/act/run.ts",
   ],
-  teardown: [...READ, "src/guard/", "src/tmux/teardown.ts"],
+  teardown: [...READ, "src/guard/", "src/tmux/act/teardown.ts"],
 };
 
 /**
@@ -335,11 +335,11 @@ Deno.test("the checks flag what they are for", () => {
     'import { x } from "./capture.ts";\nimport { z } from "zod";\n' +
     'import { snapshot } from "../tmux/queries.ts";\n';
   assertEquals(violations("src/tools/sneaky.ts", source, ["inspect"]), [
-    "src/tools/sneaky.ts (inspect) imports src/tmux/input.ts",
-    "src/tools/sneaky.ts (inspect) imports src/tools/capture.ts",
+    "src/tools/sneaky.ts (inspect) imports src/tmux/act/input.ts",
+    "src/tools/sneaky.ts (inspect) imports src/tools/inspect/capture.ts",
   ]);
   assertEquals(violations("src/tools/sneaky.ts", source, ["execute"]), [
-    "src/tools/sneaky.ts (execute) imports src/tools/capture.ts",
+    "src/tools/sneaky.ts (execute) imports src/tools/inspect/capture.ts",
   ]);
   const looped = new Map([
     ["a.ts", ["b.ts"]],

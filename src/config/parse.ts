@@ -4,7 +4,7 @@
  * `TMUX_MCP_*` > `LIBTMUX_*`) all come from {@link OPTIONS}.
  */
 import { parseArgs } from "node:util";
-import type { EnvReader } from "../tmux/command.ts";
+import type { EnvReader } from "../tmux/core/runner.ts";
 import {
   type ConfigPart,
   type OptionContext,

@@ -3,9 +3,9 @@
  * level (flags, `TMUX_MCP_*`, `LIBTMUX_*`), a name and a path at one level being exclusive; without
  * any, the server of `$TMUX`, else tmux's default socket.
  */
-import type { SocketSpec } from "../tmux/argv.ts";
-import type { EnvReader } from "../tmux/command.ts";
-import { callerIdentity } from "../tmux/targets.ts";
+import type { SocketSpec } from "../tmux/core/argv.ts";
+import type { EnvReader } from "../tmux/core/runner.ts";
+import { callerIdentity } from "../tmux/read/targets.ts";
 import type { OptionSpec } from "./options.ts";
 import { type Config, ConfigError, type Sourced } from "./types.ts";
 import { socketName, socketPath } from "./values.ts";

@@ -1,5 +1,5 @@
 /** The vocabulary of configuration: toolsets, the {@link Config} shape and its one error type. */
-import type { SocketSpec } from "../tmux/argv.ts";
+import type { SocketSpec } from "../tmux/core/argv.ts";
 import type { SshHostSpec } from "../tmux/ssh/destination.ts";
 
 /** The four toolsets, in display order. */

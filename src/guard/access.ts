@@ -9,12 +9,12 @@ import { accessRefusal, type AccessRules } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts } from "../rows.ts";
 import type { AskedPane } from "./ask.ts";
-import { paneLabels } from "../tmux/guard_listing.ts";
+import { paneLabels } from "../tmux/read/guard_listing.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /**
  * What an access check reads of a pane. What a question names besides (session, window, program)
- * the input guard's listing leaves out (src/tmux/guard_listing.ts): it is read when asking.
+ * the input guard's listing leaves out (src/tmux/read/guard_listing.ts): it is read when asking.
  */
 type AccessPane =
   & Pick<PaneFacts, "paneId" | "generation" | "isAttended" | "isCaller">

@@ -14,8 +14,8 @@ import {
   receivesCopy,
 } from "./rules.ts";
 import { ToolError } from "../errors.ts";
-import { guardListing, type GuardPane } from "../tmux/guard_listing.ts";
-import { paneNotFound } from "../tmux/targets.ts";
+import { guardListing, type GuardPane } from "../tmux/read/guard_listing.ts";
+import { paneNotFound } from "../tmux/read/targets.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** What a preflight resolved for one input call. */
@@ -62,7 +62,7 @@ function checkNotBusy(ctx: ActingContext, pane: GuardPane, input: InputKind): vo
 
 /**
  * Resolve and check the panes input to `paneId` would reach, from one fresh listing of its window
- * and of who watches what, with only the fields the rules decide on (src/tmux/guard_listing.ts).
+ * and of who watches what, with only the fields the rules decide on (src/tmux/read/guard_listing.ts).
  * Grants are not pruned here (the listing does not show every pane): a grant covers a pane at
  * one generation only, so a replaced pane is never covered. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
  */

@@ -13,8 +13,8 @@ import {
   type ViewChange,
   viewChanges,
 } from "./rules.ts";
-import { snapshot } from "../tmux/queries.ts";
-import { resolveSessionRef, windowNotFound } from "../tmux/targets.ts";
+import { snapshot } from "../tmux/read/queries.ts";
+import { resolveSessionRef, windowNotFound } from "../tmux/read/targets.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** The panes a target contains and where they live, resolved from one fresh listing. */

@@ -59,7 +59,7 @@ import {
   paneNotFound,
   resolveSessionRef,
   windowNotFound,
-} from "../tmux/targets.ts";
+} from "../tmux/read/targets.ts";
 
 /** What the rules decide from: one fresh listing of the whole server. */
 export interface Listing {

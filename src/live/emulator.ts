@@ -9,7 +9,7 @@
  * same row while the pane prints (docs/design.md §7.3).
  *
  * Three xterm.js internals are used, all pinned with the exact package version in deno.json and
- * covered by tests/emulator_test.ts and tests/fidelity_test.ts: `writeSync` (the public `write`
+ * covered by src/live/emulator_test.ts and tests/tmux/fidelity_test.ts: `writeSync` (the public `write`
  * parses on a timer, which costs ~2 ms per wake-up under Deno), the normal buffer's trim event (the
  * public API does not say how many rows left the scrollback), and its cursor row (see
  * {@link PaneEmulator.resize}). {@link PaneEmulator.writeOutput} also reads the parser's state, the
@@ -170,7 +170,7 @@ export class PaneEmulator {
    * output starts with plain text (printable ASCII, CR, LF) and what follows a line start in it
    * scrolls the whole terminal over by itself, the part before that line start is only
    * counted — its rows are added to the trimmed ones — and the rest is written. Every row, cursor
-   * and count afterwards is what writing it all gives (tests/emulator_skip_test.ts). Returns how
+   * and count afterwards is what writing it all gives (src/live/emulator_skip_test.ts). Returns how
    * many bytes were only counted.
    */
   writeOutput(chunks: readonly Uint8Array[]): number {

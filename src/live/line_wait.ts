@@ -6,7 +6,7 @@
 import { ToolError } from "../errors.ts";
 import type { ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
-import type { MatchBounds } from "./pattern_pool.ts";
+import type { MatchBounds } from "../pattern/pool.ts";
 import { recallMark } from "./read.ts";
 import {
   alternateText,

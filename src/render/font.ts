@@ -1,5 +1,5 @@
 /**
- * The glyph atlas of src/render/font_data.ts. Glyphs are looked up by code point; a code point the
+ * The glyph atlas of src/generated/font_data.ts. Glyphs are looked up by code point; a code point the
  * font lacks has no glyph and the rasterizer draws a replacement box instead (docs/design.md §9).
  *
  * The atlas is decoded for each screenshot (about 5 ms: base64, then zlib's inflate) rather than
@@ -7,7 +7,7 @@
  * at module level (docs/design.md §2.2). `node:zlib` costs some 60 ms to load, so it is imported
  * on first use, not with the module graph.
  */
-import { BOLD, CELL, FONT_NAME, REGULAR } from "./font_data.ts";
+import { BOLD, CELL, FONT_NAME, REGULAR } from "../generated/font_data.ts";
 
 export { CELL, FONT_NAME };
 

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { errorResult, successResult, type ToolResult } from "../results.ts";
-import { readOnly } from "../tmux/context.ts";
+import { readOnly } from "../tmux/core/context.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
 
 /**

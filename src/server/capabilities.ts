@@ -7,9 +7,9 @@ import { capabilityRow } from "../catalog.ts";
 import type { Config } from "../config.ts";
 import { ToolError } from "../errors.ts";
 import type { TmuxHost } from "../host.ts";
-import { describeSocket } from "../tmux/argv.ts";
-import { readOnly } from "../tmux/context.ts";
-import { snapshot } from "../tmux/queries.ts";
+import { describeSocket } from "../tmux/core/argv.ts";
+import { readOnly } from "../tmux/core/context.ts";
+import { snapshot } from "../tmux/read/queries.ts";
 import type { ToolSpec } from "../tool_types.ts";
 import { CAPABILITIES_URI } from "./instructions.ts";
 

@@ -24,8 +24,8 @@ import { readScreen, recallMark } from "../live/read.ts";
 import { rowsSince } from "../live/row_changes.ts";
 import type { OutputTap, PaneStream } from "../live/stream.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
-import { capturePane } from "../tmux/capture.ts";
-import { snapshot } from "../tmux/queries.ts";
+import { capturePane } from "../tmux/read/capture.ts";
+import { snapshot } from "../tmux/read/queries.ts";
 import type { ToolContext } from "../tool_types.ts";
 import { compilePattern, type Find, PATTERN_LIMITS, sleep, waitProgress } from "./common.ts";
 

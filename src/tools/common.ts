@@ -4,10 +4,10 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { clipText, TEXT_LIMITS } from "../results.ts";
 import { parseCursor } from "../live/cursor.ts";
-import { firstMatch } from "../live/pattern_find.ts";
-import { type MatchBounds, matchInWorker } from "../live/pattern_pool.ts";
+import { firstMatch } from "../pattern/find.ts";
+import { type MatchBounds, matchInWorker } from "../pattern/pool.ts";
 import type { PaneStream } from "../live/stream.ts";
-import type { LiveEngine } from "../tmux/live_engine.ts";
+import type { LiveEngine } from "../tmux/live/engine.ts";
 import type { ToolContext } from "../tool_types.ts";
 
 // Three argument schemas below carry no description (their names say it; the server instructions

@@ -1,7 +1,7 @@
 /**
  * The pane view's names and metadata as the MCP Apps extension (`io.modelcontextprotocol/ui`,
  * protocol 2026-01-26) wants them (docs/design.md §10). The page itself is generated into
- * src/view/page_html.ts; only the server imports that.
+ * src/generated/page_html.ts; only the server imports that.
  */
 
 /** The extension's id in a client's `capabilities.extensions`. */

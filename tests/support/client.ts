@@ -12,7 +12,7 @@ import { SURFACE } from "../../src/catalog.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createMcpSession, createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
 import { TmuxHost } from "../../src/host.ts";
-import type { LiveOptions } from "../../src/tmux/live_options.ts";
+import type { LiveOptions } from "../../src/tmux/live/options.ts";
 import { cleanEnv } from "./fixture.ts";
 
 export type { CallToolResult };
@@ -28,7 +28,7 @@ export interface Connected {
 
 /**
  * The toolsets a test server gets when the test names none: the whole surface tests were written
- * against (the default before the core preset, docs/design.md §4). tests/catalog_test.ts checks
+ * against (the default before the core preset, docs/design.md §4). tests/server/catalog_test.ts checks
  * the real default; every other test says which tools it needs by naming toolsets or using these.
  */
 export const TEST_TOOLSETS = "inspect,manage,execute";

@@ -1,7 +1,7 @@
 /**
  * The hostile scenarios of the no-crash work (docs/design.md §7.4): loops that read, create and
  * kill through a real MCP client, and a person's loop of plain tmux commands, run against one
- * private server until a deadline or until that server dies. Shared by tests/no_crash_test.ts
+ * private server until a deadline or until that server dies. Shared by tests/tmux/no_crash_test.ts
  * (bounded) and scripts/crash_soak.ts (the 5×60 s runs the figures come from).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";

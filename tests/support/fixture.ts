@@ -3,9 +3,9 @@
  * pane programs, killed in teardown. Tests never touch the default tmux server.
  */
 
-import { TmuxRunner } from "../../src/tmux/command.ts";
-import type { TmuxContext } from "../../src/tmux/context.ts";
-import { PaneQueue } from "../../src/tmux/pane_queue.ts";
+import { TmuxRunner } from "../../src/tmux/core/runner.ts";
+import type { TmuxContext } from "../../src/tmux/core/context.ts";
+import { PaneQueue } from "../../src/tmux/core/pane_queue.ts";
 
 /**
  * Prefix of every fixture directory of THIS test run (it holds the test process's id), so a

@@ -5,7 +5,7 @@
  * served with the strict CSP the view's metadata asks for, and the view in the proxy's inner
  * `srcdoc` iframe. The host's MCP client runs in the calling process: the page hands it the
  * view's `tools/call` requests, for tools whose visibility includes "app" only. Used by
- * tests/show_pane_render_test.ts and scripts/view_bench.ts; needs Chromium.
+ * tests/tools/inspect/show_pane_render_test.ts and scripts/view_bench.ts; needs Chromium.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import puppeteer, { type Browser, type Frame, type Page } from "puppeteer-core";

@@ -8,7 +8,7 @@
  * hold whitespace, control characters or a comma (the comma starts the socket option). The socket
  * picks the remote tmux server and is checked like the local `--socket-name`/`--socket-path`.
  */
-import type { SocketSpec } from "../argv.ts";
+import type { SocketSpec } from "../core/argv.ts";
 
 /** One remote host of the configuration. */
 export interface SshHostSpec {

@@ -4,7 +4,7 @@
  * deadlines. So a call unanswered for {@link SUSPECT_AFTER_MS} makes the host suspect, and one
  * question is sent to it over its connection (`tmux -V`, which needs no tmux server: a hung tmux
  * server is not a silent host). No answer within {@link PROBE_MS}, and nothing else heard from the
- * host meanwhile: it is backed off like an unreachable one (src/tmux/ssh/remote_runner.ts) and its
+ * host meanwhile: it is backed off like an unreachable one (src/tmux/ssh/remote_processes.ts) and its
  * master is closed, which ends every call and control client riding it. Any answer (a late one
  * included) marks the host as heard, which ends the suspicion.
  *

@@ -1,6 +1,6 @@
 /**
  * One OpenSSH connection per remote host, shared by every ssh we start for it: a master with
- * `ControlMaster`/`ControlPath`, and everything else riding it (src/tmux/ssh/remote_runner.ts).
+ * `ControlMaster`/`ControlPath`, and everything else riding it (src/tmux/ssh/remote_processes.ts).
  *
  * - `BatchMode=yes`: ssh never prompts (our stdio is MCP); a password, a passphrase or an unknown
  *   host key fails at once instead. The person's `StrictHostKeyChecking` is kept: with BatchMode,

@@ -4,7 +4,7 @@
  * and nothing but the pid is written before the mark line has arrived.
  */
 import { ToolError } from "../../errors.ts";
-import type { Output } from "../process.ts";
+import type { Output } from "../core/process.ts";
 import { MarkScanner } from "./remote_wrap.ts";
 
 const encoder = new TextEncoder();
@@ -20,7 +20,7 @@ export interface WrappedOutput extends Omit<Output, "stdout"> {
  * `input(pid)` (if any) without closing our stdin; with no input, write one empty line at once (a
  * start-up file that reads a line takes it instead of waiting). Resolves undefined when `signal`
  * fires: then the ssh is killed and our end of its stdin closed, so the remote side reads end of
- * file and kills the tmux client. As in src/tmux/process.ts, our pipes are released by cancelling
+ * file and kills the tmux client. As in src/tmux/core/process.ts, our pipes are released by cancelling
  * their readers: an ssh riding a master has handed them to the master.
  */
 export async function collectWrapped(

@@ -4,7 +4,7 @@
  */
 import type { SshHostSpec } from "./destination.ts";
 import { defaultControlPath, SshMaster } from "./master.ts";
-import { RemoteProcesses } from "./remote_runner.ts";
+import { RemoteProcesses } from "./remote_processes.ts";
 import { SshSpawner } from "./spawn.ts";
 
 /** One remote host's ssh side. */

@@ -1,9 +1,9 @@
 /**
  * Starting `ssh`: argv only, never a shell, with this process's environment, or, once Deno has
  * refused that (a loader variable such as `LD_PRELOAD` is set), with a reduced one that keeps the
- * person's agent (`SSH_AUTH_SOCK`). The ssh layer's counterpart of src/tmux/process.ts.
+ * person's agent (`SSH_AUTH_SOCK`). The ssh layer's counterpart of src/tmux/core/process.ts.
  */
-import { collectChild, type Output, ProgramSpawner, REDUCED_ENV_NAMES } from "../process.ts";
+import { collectChild, type Output, ProgramSpawner, REDUCED_ENV_NAMES } from "../core/process.ts";
 
 /** Variables ssh keeps when the environment must be reduced. */
 const SSH_ENV_NAMES = [

@@ -6,7 +6,7 @@
  * the host proxies, each waiting for the next change. It never sends input: nothing listens to
  * the terminal's keyboard, and the only tool it calls is pane_view_frame.
  *
- * Built into src/view/page_html.ts by `deno task view`.
+ * Built into src/generated/page_html.ts by `deno task view`.
  */
 import { Terminal } from "@xterm/xterm";
 import { Unicode11Addon } from "@xterm/addon-unicode11";

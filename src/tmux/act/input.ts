@@ -1,0 +1,234 @@
+/**
+ * Input to panes: the only code that builds `send-keys`, `load-buffer`, `paste-buffer`,
+ * `delete-buffer` and the `synchronize-panes` `set-option` argv (docs/design.md §5.6, §5.9, §5.12).
+ *
+ * Facts this relies on (checked on tmux 3.3a):
+ * - `send-keys` reads a value starting with `-` as flags (`-la` → "unknown flag -a", `-H` is
+ *   silently taken as the hex flag), so agent text always follows `--`.
+ * - Without `-l`, one argument that names a key (`C-c`, `Up`, `F5`, `BTab`) presses it and any
+ *   other string is typed — except that a string starting with `0x` is read as a hex key code and
+ *   the rest dropped (`"0x41 hello"` types only `A`). Such strings are typed with `-l` here.
+ * - `send-keys -l` delivers the UTF-8 bytes unchanged (LF stays LF, CR stays CR, ESC, tabs).
+ * - One tmux command over ~16 KiB of arguments fails ("command too long"), so text above
+ *   {@link ARGV_TEXT_BYTES} goes through a private buffer loaded from stdin. `paste-buffer -r`
+ *   writes the buffer unchanged (the same bytes as `send-keys -l`); without `-r` each LF becomes
+ *   CR, as a terminal's paste does; `-p` adds bracketed-paste markers only when the program asked
+ *   for them (mode 2004).
+ * - `paste-buffer` writes straight to the pane: unlike keys it is NOT copied to synchronized
+ *   panes, so a paste is written to every receiver explicitly.
+ * - `load-buffer` of empty input creates no buffer; a failed chain leaves its buffer behind, so
+ *   every buffer path deletes its buffer on failure.
+ */
+import { preview, ToolError } from "../../errors.ts";
+import type { TmuxCommand } from "../core/argv.ts";
+import type { TmuxContext } from "../core/context.ts";
+import { nonce } from "../core/format.ts";
+import { WINDOW_ID } from "../../rows.ts";
+import { paneArg } from "../read/targets.ts";
+
+/** Text up to this many UTF-8 bytes goes as one `send-keys` argument; more goes via a buffer. */
+const ARGV_TEXT_BYTES = 8192;
+/** The largest text one input call accepts, in UTF-8 bytes. */
+export const INPUT_MAX_BYTES = 1_048_576;
+/** Prefix of our private paste buffers; the rest of the name is a per-call random nonce. */
+export const BUFFER_PREFIX = "tmux-mcp-";
+
+const encoder = new TextEncoder();
+
+/** Refuse text tmux cannot carry (NUL) or that is over {@link INPUT_MAX_BYTES}; return its bytes. */
+export function checkInputText(text: string, what: string): Uint8Array {
+  if (text.includes("\0")) {
+    throw new ToolError("invalid_arguments", `${what} contains a NUL character`, {
+      hint: "tmux cannot carry NUL in text; to press Ctrl-Space (which sends NUL) use " +
+        'send_keys with {keys: "C-Space", enter: false}.',
+    });
+  }
+  const bytes = encoder.encode(text);
+  if (bytes.length > INPUT_MAX_BYTES) {
+    throw new ToolError(
+      "invalid_arguments",
+      `${what} is ${bytes.length} bytes; at most ${INPUT_MAX_BYTES} are accepted`,
+      { hint: "Split the text into several calls." },
+    );
+  }
+  return bytes;
+}
+
+/**
+ * Key names pressed as keys, spelled exactly as tmux documents them (tmux itself also accepts
+ * "end", "^c" or "0x41", which would turn a word typed into a REPL into a keypress): named keys
+ * with optional C-/M-/S- modifiers, or modifiers plus one printable character (`C-c`, `M-x`).
+ */
+const KEY_NAME = new RegExp(
+  "^(?:[CMS]-)*(?:F(?:[1-9]|1[0-2])|IC|Insert|DC|Delete|Home|End|NPage|PageDown|PgDn|PPage|" +
+    "PageUp|PgUp|Tab|BTab|Space|BSpace|Enter|Escape|Up|Down|Left|Right|KP(?:[/*+.0-9-]|Enter))$" +
+    "|^(?:[CMS]-)+[!-~]$",
+);
+
+/** Whether a non-literal `keys` string is pressed as a key (else it is typed as text). */
+export function isKeyName(keys: string): boolean {
+  return KEY_NAME.test(keys);
+}
+
+/** One `send_keys` delivery. */
+interface KeysDelivery {
+  /** The pane addressed; tmux itself copies keys to its synchronized partners. */
+  paneId: string;
+  /** Every pane the input reaches, `paneId` first (a large text is pasted into each). */
+  receivers: readonly string[];
+  keys: string;
+  literal: boolean;
+  enter: boolean;
+}
+
+/**
+ * Type `keys` into a pane (pressing it when it names a key and `literal` is false), then Enter.
+ * Small text is one `send-keys` argument after `--`; larger text is pasted unchanged from a
+ * private buffer into every receiver, which is exactly what typing it would have delivered.
+ */
+export async function sendKeys(
+  ctx: TmuxContext,
+  delivery: KeysDelivery,
+  signal?: AbortSignal,
+): Promise<void> {
+  const paneId = paneArg(delivery.paneId);
+  const bytes = checkInputText(delivery.keys, "keys");
+  const enter: TmuxCommand[] = delivery.enter ? [["send-keys", "-t", paneId, "Enter"]] : [];
+  if (bytes.length > ARGV_TEXT_BYTES) {
+    // No key name is this long, so typing it and pasting it unchanged deliver the same bytes.
+    await pasteThroughBuffer(ctx, delivery.receivers, bytes, { raw: true, bracketed: false }, {
+      after: enter,
+      signal,
+    });
+    return;
+  }
+  const commands: TmuxCommand[] = [];
+  if (delivery.keys !== "") {
+    const typed = delivery.literal || !isKeyName(delivery.keys);
+    commands.push(["send-keys", ...(typed ? ["-l"] : []), "-t", paneId, "--", delivery.keys]);
+  }
+  commands.push(...enter);
+  if (commands.length === 0) return;
+  await ctx.runner.run(commands, { effects: "possible", signal });
+}
+
+/** Press Enter in a pane (tmux copies it to synchronized partners). */
+export async function pressEnter(
+  ctx: TmuxContext,
+  paneId: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  await ctx.runner.run(["send-keys", "-t", paneArg(paneId), "Enter"], {
+    effects: "possible",
+    signal,
+  });
+}
+
+/**
+ * Paste `text` into every receiver as a terminal paste: newlines as carriage returns, wrapped in
+ * bracketed-paste markers when the program asked for them. Returns the UTF-8 byte count.
+ */
+export async function pasteText(
+  ctx: TmuxContext,
+  receivers: readonly string[],
+  text: string,
+  signal?: AbortSignal,
+): Promise<number> {
+  // Bracketed-paste markers inside the text would end the paste early and run the rest line by
+  // line; a paste turns each LF into Enter, so CRLF would press Enter twice. Markers go first:
+  // removing one can join a CR to an LF, while joining CRLF cannot assemble a marker.
+  const normalized = stripPasteMarkers(text).replaceAll("\r\n", "\n");
+  const bytes = checkInputText(normalized, "text");
+  if (bytes.length === 0) {
+    throw new ToolError("invalid_arguments", "text is empty", { hint: "Pass some text." });
+  }
+  await pasteThroughBuffer(ctx, receivers, bytes, { raw: false, bracketed: true }, { signal });
+  return bytes.length;
+}
+
+// deno-lint-ignore no-control-regex -- the markers begin with ESC
+const PASTE_MARKER = /\x1b\[20[01]~/g;
+
+/**
+ * Remove every bracketed-paste marker (`ESC [200~`, `ESC [201~`) from `text`. One pass is not
+ * enough: removing `ESC [201~` from `ESC [20ESC [201~1~` assembles a new one, which would end
+ * the paste early and let the program run the rest line by line. Removal repeats until nothing
+ * changes, so the result holds no marker whatever the nesting (each pass shortens the text).
+ */
+export function stripPasteMarkers(text: string): string {
+  let previous;
+  do {
+    previous = text;
+    text = text.replaceAll(PASTE_MARKER, "");
+  } while (text !== previous);
+  return text;
+}
+
+/** How a buffer is pasted. */
+interface PasteMode {
+  /** `-r`: write LF unchanged instead of as CR. */
+  raw: boolean;
+  /** `-p`: bracketed-paste markers when the program asked for them. */
+  bracketed: boolean;
+}
+
+/**
+ * Load `bytes` from stdin into a private, uniquely named buffer, paste it into each receiver,
+ * delete it, then run `after` — all in one tmux invocation. If anything fails, the buffer is
+ * deleted before the error is reported: no buffer of ours outlives the call.
+ */
+async function pasteThroughBuffer(
+  ctx: TmuxContext,
+  receivers: readonly string[],
+  bytes: Uint8Array,
+  mode: PasteMode,
+  options: { after?: readonly TmuxCommand[]; signal?: AbortSignal },
+): Promise<void> {
+  if (receivers.length === 0) throw new Error("internal: a paste needs a receiver");
+  const name = `${BUFFER_PREFIX}${nonce()}`;
+  const flags = [...(mode.raw ? ["-r"] : []), ...(mode.bracketed ? ["-p"] : [])];
+  const commands: TmuxCommand[] = [
+    ["load-buffer", "-b", name, "-"],
+    ...receivers.map((id) => ["paste-buffer", ...flags, "-b", name, "-t", paneArg(id)]),
+    ["delete-buffer", "-b", name],
+    ...(options.after ?? []),
+  ];
+  try {
+    await ctx.runner.run(commands, { effects: "possible", stdin: bytes, signal: options.signal });
+  } catch (error) {
+    await deleteBuffer(ctx, name);
+    throw error;
+  }
+}
+
+/** Delete one of our buffers if it exists; never throws (it runs while another error unwinds). */
+async function deleteBuffer(ctx: TmuxContext, name: string): Promise<void> {
+  if (!name.startsWith(BUFFER_PREFIX)) throw new Error("internal: not one of our buffers");
+  try {
+    // Not tied to the call's signal: a cancelled call must still clean up.
+    await ctx.runner.runPartial(["delete-buffer", "-b", name], { effects: "possible" });
+  } catch {
+    // The server is gone (and the buffer with it) or did not answer; nothing more to do.
+  }
+}
+
+/**
+ * Turn `synchronize-panes` on or off for a whole window: the window option is set and the pane
+ * overrides of `panes` (tmux 3.2+ also has it as a pane option) are removed, so every pane of the
+ * window follows the window's setting.
+ */
+export async function setSynchronizePanes(
+  ctx: TmuxContext,
+  windowId: string,
+  enabled: boolean,
+  panes: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!WINDOW_ID.test(windowId)) {
+    throw new ToolError("invalid_arguments", `not a window id: ${preview(windowId)}`);
+  }
+  await ctx.runner.run([
+    ["set-option", "-w", "-t", windowId, "synchronize-panes", enabled ? "on" : "off"],
+    ...panes.map((id) => ["set-option", "-p", "-u", "-t", paneArg(id), "synchronize-panes"]),
+  ], { effects: "possible", signal });
+}

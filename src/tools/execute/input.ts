@@ -1,0 +1,299 @@
+/**
+ * Input tools: send_keys, send_keys_batch (the send_keys_batch contract, docs/design.md §1.4), paste_text, set_synchronize_panes.
+ * Every send runs the preflight of src/guard/input_guard.ts immediately before it, under the pane's queue.
+ */
+import { z } from "zod";
+import { ToolError } from "../../errors.ts";
+import { withWindowGuard } from "../../guard/hold.ts";
+import { type InputTarget, preflightInput, withInputGuard } from "../../guard/input_guard.ts";
+import { preflightSynchronize } from "../../guard/preflight.ts";
+import {
+  checkInputText,
+  INPUT_MAX_BYTES,
+  isKeyName,
+  pasteText,
+  pressEnter,
+  sendKeys,
+  setSynchronizePanes,
+} from "../../tmux/act/input.ts";
+import { type ActingContext, defineTool } from "../../tool_types.ts";
+import { paneIdSchema, windowIdSchema } from "../../rows.ts";
+import { GUARDED, sleep } from "../common.ts";
+import {
+  type InputStart,
+  markBeforeInput,
+  planWait,
+  waitAfterInput,
+  waitForSchema,
+  waitForShape,
+  type WaitPlan,
+} from "../after_input.ts";
+
+/**
+ * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many
+ * TUIs and REPLs) swallow an Enter that arrives with the pasted text; 150 ms lets them settle.
+ */
+const PASTE_ENTER_DELAY_MS = 150;
+
+const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as const;
+
+/** A pane id, described as the send_keys_batch contract describes it. */
+const stablePaneId = z.string().regex(/^%\d+$/).describe("Stable pane id, e.g. %1.");
+
+const forceSchema = z.boolean().describe("Allow your own pane.");
+
+const sentSchema = z.object({
+  paneId: z.string(),
+  resolvedPaneIds: z.array(stablePaneId).describe(
+    "Every pane that received the input: paneId first, then its synchronized partners.",
+  ),
+}).shape;
+
+/** Refuse a call that would send nothing, or text tmux cannot carry; before any tmux call. */
+function checkKeys(keys: string, enter: boolean): void {
+  if (keys === "" && !enter) {
+    throw new ToolError("invalid_arguments", "keys is empty and enter is false: nothing to send", {
+      hint: 'Pass the text or key to send, e.g. {keys: "C-c", enter: false}.',
+    });
+  }
+  checkInputText(keys, "keys");
+}
+
+/**
+ * One send_keys: preflight, then keys (and Enter) under the pane's queue; with `plan`, the mark a
+ * wait after the input starts from is taken just before the keys (docs/design.md §7.10).
+ */
+async function sendOne(
+  ctx: ActingContext,
+  op: { paneId: string; keys: string; literal?: boolean; enter?: boolean; force?: boolean },
+  plan?: WaitPlan,
+): Promise<InputTarget & { start?: InputStart }> {
+  const enter = op.enter ?? true;
+  checkKeys(op.keys, enter);
+  // Key presses reach a pane busy with run_shell_command's command (C-c, q, y…); text does not.
+  const pressed = !op.literal && isKeyName(op.keys);
+  const presses = op.keys === "" || [...op.keys].length === 1 || pressed;
+  return await withInputGuard(ctx, op.paneId, op.force ?? false, async (target) => {
+    const start = plan && await markBeforeInput(ctx, target.pane, pressed ? undefined : op.keys);
+    await sendKeys(ctx.tmux, {
+      paneId: op.paneId,
+      receivers: target.resolvedPaneIds,
+      keys: op.keys,
+      literal: op.literal ?? false,
+      enter,
+    }, ctx.signal);
+    return { ...target, start };
+  }, presses ? "keys" : "text");
+}
+
+/**
+ * Refuse a multi-line paste with `enter: false` into a pane whose program is known (from its
+ * stream) not to bracket pastes: each line would run at once, which `enter: false` promises not to
+ * do. A pane that is not streamed, or whose mode the stream has not seen yet, is let through as
+ * the description says.
+ */
+function refuseUnbracketed(ctx: ActingContext, panes: readonly string[]): void {
+  const open = panes.find((id) => ctx.live?.bracketedPaste(id) === false);
+  if (open === undefined) return;
+  throw new ToolError(
+    "target_denied",
+    `the program in pane ${open} has bracketed paste off, so each pasted line would run at ` +
+      "once although enter is false",
+    {
+      hint: "Pass enter: true if the lines should run, or paste one line at a time.",
+    },
+  );
+}
+
+/** With `waitFor`, wait after the input and answer what came (nothing without it). */
+async function waited(ctx: ActingContext, start: InputStart | undefined, plan?: WaitPlan) {
+  return start && plan ? await waitAfterInput(ctx, start, plan) : {};
+}
+
+/** The input tools' manifest entries. */
+export const inputTools = [
+  defineTool({
+    name: "send_keys",
+    toolset: "execute",
+    core: true,
+    title: "Type or press keys in a pane",
+    description: "Press a key or type text. `keys` is ONE tmux key name spelled exactly (C-c, " +
+      'Escape, Up, Tab, F1…), pressed, or else text typed as is ("end", "^c" are text). Enter ' +
+      'follows unless `enter: false` (interrupt: `{keys: "C-c", enter: false}`). Multi-line ' +
+      "text: paste_text. `waitFor` returns the output once quiet, matched or the program " +
+      "changed: for REPLs, TUIs, prompts; a shell command's exit status: run_shell_command; " +
+      "output already coming: wait_for_text. " + GUARDED,
+    input: z.object({
+      paneId: paneIdSchema,
+      keys: z.string().max(INPUT_MAX_BYTES),
+      literal: z.boolean().optional().describe("Type even a key name as text."),
+      enter: z.boolean().optional(),
+      force: forceSchema.optional(),
+      waitFor: waitForSchema.optional(),
+    }).strict(),
+    output: z.object({ ...sentSchema, sent: z.literal(true), ...waitForShape }).strict(),
+    annotations: "execute",
+    capability: META,
+    handler: async (args, ctx) => {
+      const plan = planWait(args.waitFor, ctx);
+      const target = await sendOne(ctx, args, plan);
+      return {
+        paneId: args.paneId,
+        resolvedPaneIds: target.resolvedPaneIds,
+        sent: true as const,
+        ...await waited(ctx, target.start, plan),
+      };
+    },
+  }),
+  defineTool({
+    name: "send_keys_batch",
+    toolset: "execute",
+    title: "Send keys to several panes in order",
+    description: "Run up to 64 send_keys rows in order, each checked just before it is sent; " +
+      "`waitFor`: after the last row. " + GUARDED,
+    input: z.object({
+      onError: z.enum(["stop", "continue"]).optional().describe(
+        "Whether a failed operation ends the batch. Defaults to stop.",
+      ),
+      operations: z.array(
+        z.object({
+          enter: z.boolean().optional().describe("Press Enter afterwards. Default true."),
+          force: z.boolean().optional().describe(
+            "Allow this server's own caller pane, as on `send_keys`.",
+          ),
+          keys: z.string().describe("Keys for this pane, as on `send_keys`."),
+          literal: z.boolean().optional().describe(
+            "Send the text literally rather than resolving key names.",
+          ),
+          paneId: stablePaneId,
+        }).strict(),
+      ).min(1).max(64).describe("The key sends to run, in order, one pane each."),
+      waitFor: waitForSchema.optional(),
+    }).strict(),
+    output: z.object({
+      completed: z.int(),
+      failures: z.array(z.object({ index: z.int(), reason: z.string() }).strict()),
+      targets: z.array(
+        z.object({ index: z.int(), resolvedPaneIds: z.array(stablePaneId) }).strict(),
+      ),
+      ...waitForShape,
+    }).strict(),
+    annotations: "execute",
+    capability: META,
+    handler: async ({ operations, onError = "stop", waitFor }, ctx) => {
+      const plan = planWait(waitFor, ctx);
+      let start: InputStart | undefined;
+      let completed = 0;
+      const failures: Array<{ index: number; reason: string }> = [];
+      const targets: Array<{ index: number; resolvedPaneIds: string[] }> = [];
+      for (const [index, op] of operations.entries()) {
+        // "allow once" covers the rows its question showed, not the next ones by pane id.
+        ctx.consent?.enterRow(index);
+        try {
+          // The wait watches the last row's pane, from just before that row (docs/design.md §7.10).
+          const last = index === operations.length - 1;
+          const target = await sendOne(ctx, op, last ? plan : undefined);
+          start = target.start;
+          completed++;
+          targets.push({ index, resolvedPaneIds: target.resolvedPaneIds });
+        } catch (error) {
+          // A bug or a cancelled call ends the whole batch; earlier rows did reach tmux.
+          if (!(error instanceof ToolError) || error.code === "cancelled") {
+            throw error instanceof ToolError && completed > 0
+              ? error.withEffects("possible")
+              : error;
+          }
+          failures.push({ index, reason: `${error.code}: ${error.message}` });
+          if (onError === "stop") break;
+        }
+      }
+      return { completed, failures, targets, ...await waited(ctx, start, plan) };
+    },
+  }),
+  defineTool({
+    name: "paste_text",
+    toolset: "execute",
+    core: true,
+    title: "Paste text into a pane",
+    description: "Paste long or multi-line text into a pane as a terminal does. A program with " +
+      "bracketed paste on (bash, zsh, most REPLs) runs nothing before Enter; any other gets " +
+      "typed lines, so a shell runs each at once. " + GUARDED,
+    input: z.object({
+      paneId: paneIdSchema,
+      text: z.string().min(1).max(INPUT_MAX_BYTES),
+      enter: z.boolean().optional().describe(`Press Enter ${PASTE_ENTER_DELAY_MS} ms after.`),
+      force: forceSchema.optional(),
+      waitFor: waitForSchema.optional(),
+    }).strict(),
+    output: z.object({
+      ...sentSchema,
+      bytes: z.int().describe("UTF-8 bytes pasted into each pane."),
+      ...waitForShape,
+    }).strict(),
+    annotations: "execute",
+    capability: META,
+    handler: async ({ paneId, text, enter = false, force = false, waitFor }, ctx) => {
+      checkInputText(text, "text");
+      const plan = planWait(waitFor, ctx);
+      let start: InputStart | undefined;
+      const sent = await withInputGuard(ctx, paneId, force, async (target) => {
+        if (!enter && /[\r\n]/.test(text)) refuseUnbracketed(ctx, target.resolvedPaneIds);
+        start = plan && await markBeforeInput(ctx, target.pane, text);
+        const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
+        if (enter) {
+          await sleep(
+            PASTE_ENTER_DELAY_MS,
+            ctx.signal,
+            "the call was cancelled after the paste, before Enter",
+            "possible",
+          );
+          // The pause is long enough for a person to arrive or a mode to start: check again,
+          // and refuse the Enter (the paste already happened) if the pane is no longer ours.
+          try {
+            const again = await preflightInput(ctx, paneId, force);
+            if (again.resolvedPaneIds.join() !== target.resolvedPaneIds.join()) {
+              throw new ToolError(
+                "target_denied",
+                "the synchronized panes changed during the paste",
+                {
+                  hint:
+                    "The text was pasted but Enter was not pressed; check the panes and press Enter with send_keys.",
+                },
+              );
+            }
+          } catch (error) {
+            throw error instanceof ToolError ? error.withEffects("possible") : error;
+          }
+          await pressEnter(ctx.tmux, paneId, ctx.signal);
+        }
+        return { paneId, resolvedPaneIds: target.resolvedPaneIds, bytes };
+      });
+      return { ...sent, ...await waited(ctx, start, plan) };
+    },
+  }),
+  defineTool({
+    name: "set_synchronize_panes",
+    toolset: "execute",
+    title: "Synchronize a window's panes",
+    description: "Turn synchronize-panes on or off: while on, ALL input to any pane of the " +
+      "window goes to EVERY pane. Turning it on refuses watched windows, and yours unless force.",
+    input: z.object({
+      windowId: windowIdSchema,
+      enabled: z.boolean(),
+      force: forceSchema.optional(),
+    }).strict(),
+    output: z.object({ windowId: z.string(), enabled: z.boolean() }).strict(),
+    annotations: "setter",
+    capability: META,
+    handler: async ({ windowId, enabled, force = false }, ctx) =>
+      await withWindowGuard(
+        ctx,
+        windowId,
+        () => preflightSynchronize(ctx, windowId, enabled, force),
+        async (panes) => {
+          await setSynchronizePanes(ctx.tmux, windowId, enabled, panes, ctx.signal);
+          return { windowId, enabled };
+        },
+      ),
+  }),
+];
