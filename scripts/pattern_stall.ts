@@ -5,7 +5,7 @@
  *
  *   deno run scripts/pattern_stall.ts
  */
-import { compilePattern } from "../src/tools/common.ts";
+import { compilePattern } from "../src/pattern/compile.ts";
 
 const LINE = "a".repeat(200_000) + "@y.com";
 const PATTERNS: [string, boolean][] = [

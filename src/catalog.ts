@@ -13,7 +13,7 @@ import {
 } from "./config.ts";
 import { CURSOR_PATTERN } from "./live/cursor.ts";
 import { errorSchema } from "./results.ts";
-import { PROSE_FREE } from "./tools/common.ts";
+import { PROSE_FREE } from "./tools/schemas.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
 import { batchTools } from "./tools/inspect/batch.ts";
 import { captureTools } from "./tools/inspect/capture.ts";

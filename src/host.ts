@@ -7,7 +7,7 @@
  */
 import type { Config } from "./config.ts";
 import { ShotGate } from "./render/gate.ts";
-import { ChannelWaiters } from "./tmux/act/channels.ts";
+import { ChannelWaiters } from "./tmux/manage/channels.ts";
 import { type EnvReader, TmuxRunner } from "./tmux/core/runner.ts";
 import type { TmuxContext } from "./tmux/core/context.ts";
 import { LiveEngine } from "./tmux/live/engine.ts";

@@ -16,7 +16,7 @@ export const CLOSE_GRACE_MS = 1_000;
  * Wait `ms`, or less: resolves (never rejects) as soon as `signal` aborts. For loops that check
  * `signal` themselves and end with what they have.
  */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+export function pauseUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -33,7 +33,7 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
  * Wait `ms`; rejects at once with a `cancelled` {@link ToolError} (message `cancelled`, carrying
  * `effects`) when `signal` aborts, before or during the wait. For a tool call that must stop.
  */
-export function sleep(
+export function sleepOrCancel(
   ms: number,
   signal: AbortSignal,
   cancelled = "the call was cancelled",

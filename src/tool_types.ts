@@ -4,7 +4,7 @@ import type { Config, Toolset } from "./config.ts";
 import type { TmuxContext, TmuxReadContext } from "./tmux/core/context.ts";
 import type { LiveEngine } from "./tmux/live/engine.ts";
 import type { ShotGate } from "./render/gate.ts";
-import type { ChannelWaiters } from "./tmux/act/channels.ts";
+import type { ChannelWaiters } from "./tmux/manage/channels.ts";
 import type { ToolResult } from "./results.ts";
 import type { CallConsent } from "./guard/ask.ts";
 
@@ -25,7 +25,7 @@ interface Capability {
  * What an inspect handler gets besides its validated arguments: enough to read, nothing to act
  * with (no input queue; the funnel's acting functions take a {@link TmuxContext}).
  */
-export interface ToolContext {
+export interface InspectContext {
   readonly tmux: TmuxReadContext;
   readonly config: Config;
   /** Aborted when the client cancels the request. */
@@ -53,7 +53,7 @@ export interface ToolContext {
 }
 
 /** What a manage, execute or teardown handler gets: the read context plus the input queue. */
-export interface ActingContext extends ToolContext {
+export interface ActingContext extends InspectContext {
   readonly tmux: TmuxContext;
   /** The host's `tmux wait-for` waiters (docs/design.md §7.8). */
   readonly channels: ChannelWaiters;
@@ -65,7 +65,7 @@ export interface ActingContext extends ToolContext {
 }
 
 /** The context a handler of toolset `T` receives (docs/design.md §2.3). */
-type ContextFor<T extends Toolset> = T extends "inspect" ? ToolContext : ActingContext;
+type ContextFor<T extends Toolset> = T extends "inspect" ? InspectContext : ActingContext;
 
 /** One tool: its whole contract and its handler. */
 export interface ToolSpec<

@@ -19,54 +19,39 @@ const SHARED = [
   "src/results.ts",
   "src/rows.ts",
   "src/tool_types.ts",
-  "src/tools/common.ts",
+  "src/tools/schemas.ts",
+  "src/tools/wording.ts",
+  "src/tools/waiting.ts",
   "src/tools/after_input.ts",
+  "src/pattern/",
 ];
 
-/** Read-only funnel modules: what an inspect tool may reach. */
+/** The read-only rooms of the funnel, and the leaves below it: what an inspect tool may reach. */
 const READ = [
-  "src/tmux/core/argv.ts",
-  "src/tmux/read/capture.ts",
-  "src/tmux/read/capture_many.ts",
-  "src/tmux/live/capture_seed.ts",
-  "src/tmux/core/runner.ts",
-  "src/tmux/read/environment.ts",
-  "src/tmux/read/queries.ts",
-  "src/tmux/read/settings.ts",
-  "src/tmux/read/targets.ts",
-  "src/tmux/live/engine.ts",
-  "src/tmux/live/options.ts",
-  "src/tmux/live/pane_check.ts",
-  "src/tmux/live/seed.ts",
+  "src/tmux/core/",
+  "src/tmux/read/",
+  "src/tmux/live/",
   "src/live/",
   "src/render/",
   "src/view/",
+  "src/generated/",
 ];
 
-/** What each toolset may import beyond {@link SHARED}. */
+/**
+ * What each toolset may import beyond {@link SHARED}: the read rooms, and — for a toolset that
+ * acts — the guard and the funnel room named after the toolset (src/tmux/<toolset>/).
+ */
 const ALLOWED: Record<Toolset, readonly string[]> = {
   inspect: READ,
-  manage: [
-    ...READ,
-    "src/guard/",
-    "src/tmux/act/manage.ts",
-    "src/tmux/act/labels.ts",
-    "src/tmux/act/layout.ts",
-  ],
-  execute: [
-    ...READ,
-    "src/guard/",
-    "src/tmux/act/input.ts",
-    "src/tmux/act/lifecycle.ts",
-    "src/tmux/act/run.ts",
-  ],
-  teardown: [...READ, "src/guard/", "src/tmux/act/teardown.ts"],
+  manage: [...READ, "src/guard/", "src/tmux/manage/"],
+  execute: [...READ, "src/guard/", "src/tmux/execute/"],
+  teardown: [...READ, "src/guard/", "src/tmux/teardown/"],
 };
 
 /**
  * The layer list of docs/design.md §2, top to bottom: a module imports only modules of its own
  * layer or a lower one. A path ending in "/" is a folder; a file named exactly wins over a folder
- * holding it (src/tools/common.ts is a shared helper, not a tool file).
+ * holding it (src/tools/waiting.ts is a shared helper, not a tool file).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["main.ts", "mod.ts"],
@@ -79,7 +64,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/catalog.ts"],
   ["src/tools/"],
   [
-    "src/tools/common.ts",
+    "src/tools/schemas.ts",
+    "src/tools/wording.ts",
+    "src/tools/waiting.ts",
     "src/tools/after_input.ts",
     "src/results.ts",
     "src/errors.ts",
@@ -88,10 +75,12 @@ const LAYERS: readonly (readonly string[])[] = [
   ],
   ["src/config.ts", "src/config/"],
   ["src/tmux/"],
-  ["src/rows.ts"],
   ["src/view/"],
   ["src/live/"],
+  ["src/pattern/"],
+  ["src/rows.ts"],
   ["src/render/"],
+  ["src/generated/"],
   ["src/version.ts", "src/utf8.ts", "src/random.ts", "src/timing.ts"],
 ];
 
@@ -125,7 +114,7 @@ async function sources(): Promise<Map<string, string>> {
     for await (const entry of Deno.readDir(new URL(dir, root))) {
       const path = `${dir}${entry.name}`;
       if (entry.isDirectory) await walk(`${path}/`);
-      else if (entry.name.endsWith(".ts")) {
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
         found.set(path, await Deno.readTextFile(new URL(path, root)));
       }
     }
@@ -224,22 +213,40 @@ function missingCitations(file: string, text: string, numbers: ReadonlySet<strin
     .map((m) => `${file} cites §${m[1]}`);
 }
 
-/** Each tool file and its toolsets, read from the specs the module exports (no list of names). */
-async function toolFiles(): Promise<Array<{ file: string; toolsets: Toolset[] }>> {
-  const found: Array<{ file: string; toolsets: Toolset[] }> = [];
-  for await (const entry of Deno.readDir(new URL("src/tools/", root))) {
-    if (!entry.name.endsWith(".ts") || entry.name === "common.ts") continue;
-    const file = `src/tools/${entry.name}`;
-    const module = await import(new URL(file, root).href) as Record<string, unknown>;
-    const specs = Object.values(module).filter(Array.isArray).flat() as ToolSpec[];
-    const toolsets = [...new Set(specs.map((s) => s.toolset))];
-    if (toolsets.length > 0) found.push({ file, toolsets });
+/**
+ * Each tool file and its toolsets, read from the specs the module exports (no list of names): the
+ * files of src/tools/<toolset>/, whose folder must be the one toolset their specs declare.
+ */
+async function toolFiles(): Promise<Array<{ file: string; toolsets: Toolset[]; folder: string }>> {
+  const found: Array<{ file: string; toolsets: Toolset[]; folder: string }> = [];
+  for await (const folder of Deno.readDir(new URL("src/tools/", root))) {
+    if (!folder.isDirectory) continue;
+    for await (const entry of Deno.readDir(new URL(`src/tools/${folder.name}/`, root))) {
+      if (!entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) continue;
+      const file = `src/tools/${folder.name}/${entry.name}`;
+      const module = await import(new URL(file, root).href) as Record<string, unknown>;
+      const specs = Object.values(module).filter(Array.isArray).flat() as ToolSpec[];
+      const toolsets = [...new Set(specs.map((s) => s.toolset))];
+      found.push({ file, toolsets, folder: folder.name });
+    }
   }
   return found;
 }
 
 const files = await sources();
 const graph = importGraph(files);
+
+Deno.test("each tool file sits in the folder of its one toolset, and every tool has such a file", async () => {
+  const tools = await toolFiles();
+  const misplaced = tools.filter(({ toolsets, folder }) =>
+    toolsets.length !== 1 || toolsets[0] !== folder
+  ).map(({ file, toolsets }) => `${file}: ${toolsets.join(",") || "no tools"}`);
+  assertEquals(misplaced, []);
+  const specs = (await Promise.all(tools.map(({ file }) => import(new URL(file, root).href))))
+    .flatMap((m) => Object.values(m as Record<string, unknown>).filter(Array.isArray).flat());
+  const named = new Set((specs as ToolSpec[]).map((s) => s.name));
+  assertEquals(TOOLS.map((t) => t.name).filter((name) => !named.has(name)), []);
+});
 
 Deno.test("tool files import only the funnel modules their toolsets allow, and never each other", async () => {
   const tools = await toolFiles();
@@ -267,10 +274,10 @@ Deno.test("imports point down the layer list of docs/design.md §2", () => {
   assertEquals(upwardImports(graph), []);
 });
 
-Deno.test("src/live/ and src/render/ import only the bottom row, src/errors.ts and their own folder", () => {
+Deno.test("src/live/ and src/render/ import only the bottom row, src/errors.ts and their own folder (live: src/pattern/; render: src/generated/)", () => {
   const leaves = ["src/errors.ts", "src/utf8.ts", "src/random.ts", "src/timing.ts"];
-  assertEquals(leavingImports(graph, "src/live/", leaves), []);
-  assertEquals(leavingImports(graph, "src/render/", leaves), []);
+  assertEquals(leavingImports(graph, "src/live/", [...leaves, "src/pattern/"]), []);
+  assertEquals(leavingImports(graph, "src/render/", [...leaves, "src/generated/"]), []);
 });
 
 Deno.test("src/tmux/ never imports the tools, the guard, the server or src/results.ts", () => {
@@ -331,15 +338,15 @@ Deno.test("a tool's name is a string in at most two files of src/: its own and o
 });
 
 Deno.test("the checks flag what they are for", () => {
-  const source = 'import { sendKeys } from "../tmux/input.ts";\n' +
-    'import { x } from "./capture.ts";\nimport { z } from "zod";\n' +
-    'import { snapshot } from "../tmux/queries.ts";\n';
-  assertEquals(violations("src/tools/sneaky.ts", source, ["inspect"]), [
-    "src/tools/sneaky.ts (inspect) imports src/tmux/act/input.ts",
-    "src/tools/sneaky.ts (inspect) imports src/tools/inspect/capture.ts",
+  const source = 'import { sendKeys } from "../../tmux/execute/input.ts";\n' +
+    'import { x } from "../inspect/capture.ts";\nimport { z } from "zod";\n' +
+    'import { snapshot } from "../../tmux/read/queries.ts";\n';
+  assertEquals(violations("src/tools/inspect/sneaky.ts", source, ["inspect"]), [
+    "src/tools/inspect/sneaky.ts (inspect) imports src/tmux/execute/input.ts",
+    "src/tools/inspect/sneaky.ts (inspect) imports src/tools/inspect/capture.ts",
   ]);
-  assertEquals(violations("src/tools/sneaky.ts", source, ["execute"]), [
-    "src/tools/sneaky.ts (execute) imports src/tools/inspect/capture.ts",
+  assertEquals(violations("src/tools/inspect/sneaky.ts", source, ["execute"]), [
+    "src/tools/inspect/sneaky.ts (execute) imports src/tools/inspect/capture.ts",
   ]);
   const looped = new Map([
     ["a.ts", ["b.ts"]],

@@ -13,7 +13,7 @@ import { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from 
 import { checkingIntervalMs, type HttpLimits, resolveLimits } from "./limits.ts";
 import { sendResponse, toRequest } from "./node_bridge.ts";
 import { failure } from "./responses.ts";
-import { CLOSE_GRACE_MS, pause, settlesWithin } from "../timing.ts";
+import { CLOSE_GRACE_MS, pauseUnlessAborted, settlesWithin } from "../timing.ts";
 
 export { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from "./handler.ts";
 export { HTTP_LIMITS, type HttpLimits } from "./limits.ts";
@@ -217,7 +217,7 @@ class Listeners {
       while (
         !answered && this.#accepted === before && Date.now() < deadline && this.#timer !== undefined
       ) {
-        await pause(20);
+        await pauseUnlessAborted(20);
       }
     } finally {
       probe.close();

@@ -2,7 +2,7 @@
  * Turns for the event loop during long drawing (docs/design.md §9.5): drawing a 400x200 pane takes
  * hundreds of milliseconds, and every other call of the process waits while one loop holds it.
  */
-import { pause } from "../timing.ts";
+import { pauseUnlessAborted } from "../timing.ts";
 
 /** How long drawing runs before it lets other work run. */
 const SLICE_MS = 8;
@@ -14,7 +14,7 @@ export class Pacer {
   /** Resolves at once within the slice, else after one turn of the event loop. */
   async breathe(): Promise<void> {
     if (performance.now() - this.#since < SLICE_MS) return;
-    await pause(0);
+    await pauseUnlessAborted(0);
     this.#since = performance.now();
   }
 }

@@ -26,8 +26,9 @@ import type { OutputTap, PaneStream } from "../live/stream.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../results.ts";
 import { capturePane } from "../tmux/read/capture.ts";
 import { snapshot } from "../tmux/read/queries.ts";
-import type { ToolContext } from "../tool_types.ts";
-import { compilePattern, type Find, PATTERN_LIMITS, sleep, waitProgress } from "./common.ts";
+import type { InspectContext } from "../tool_types.ts";
+import { compilePattern, type Find, PATTERN_LIMITS } from "../pattern/compile.ts";
+import { sleepOrCancel, waitProgress } from "./waiting.ts";
 
 /** Timing of a wait after input. */
 const AFTER_INPUT = {
@@ -94,7 +95,7 @@ export interface WaitPlan {
  * Check `waitFor` before anything is sent: at least one condition, the pattern through the shared
  * compiler and its limits, the timeout clamped to the wait ceiling (disclosed, never refused).
  */
-export function planWait(waitFor: WaitFor | undefined, ctx: ToolContext): WaitPlan | undefined {
+export function planWait(waitFor: WaitFor | undefined, ctx: InspectContext): WaitPlan | undefined {
   if (waitFor === undefined) return undefined;
   const { quietMs, pattern, regex = false, programChange = false } = waitFor;
   if (quietMs === undefined && pattern === undefined && !programChange) {
@@ -161,7 +162,7 @@ export interface InputStart {
  * after the preflight and before the input, so nothing of ours interleaves.
  */
 export async function markBeforeInput(
-  ctx: ToolContext,
+  ctx: InspectContext,
   pane: { paneId: string; generation: string; currentCommand?: string },
   typed: string | undefined,
 ): Promise<InputStart> {
@@ -190,7 +191,7 @@ type WaitAnswer = z.infer<z.ZodObject<typeof waitForShape>>;
  * for the mark `start` took. An error after the input says the input may have been sent.
  */
 export async function waitAfterInput(
-  ctx: ToolContext,
+  ctx: InspectContext,
   start: InputStart,
   plan: WaitPlan,
 ): Promise<WaitAnswer> {
@@ -237,14 +238,14 @@ async function matchIn(
 }
 
 /** The pane's foreground program now ("" when tmux no longer lists the pane). */
-async function programOf(ctx: ToolContext, paneId: string): Promise<string> {
+async function programOf(ctx: InspectContext, paneId: string): Promise<string> {
   const rows = (await snapshot(ctx.tmux, { panes: { windowOf: paneId } }, ctx.signal)).panes;
   return rows.find((p) => p.paneId === paneId)?.currentCommand ?? "";
 }
 
 /** What became of the pane: its program, or why it is no longer there to ask. */
 async function paneNow(
-  ctx: ToolContext,
+  ctx: InspectContext,
   start: InputStart,
 ): Promise<{ command: string } | { fate: "pane_died" | "server_gone" }> {
   try {
@@ -266,7 +267,7 @@ type Found = Record<string, unknown> & { outcome: Outcome };
 
 /** The live wait: sleep on the stream, look after each change (docs/design.md §7.10). */
 async function liveWait(
-  ctx: ToolContext,
+  ctx: InspectContext,
   start: InputStart,
   live: NonNullable<InputStart["live"]>,
   plan: WaitPlan,
@@ -366,7 +367,7 @@ async function liveWait(
 }
 
 /** The pane's screen without live mode: its lines (wrapped rows joined), trailing blanks gone. */
-async function screenLines(ctx: ToolContext, paneId: string): Promise<string[]> {
+async function screenLines(ctx: InspectContext, paneId: string): Promise<string[]> {
   const capture = await capturePane(
     ctx.tmux,
     paneId,
@@ -381,7 +382,7 @@ async function screenLines(ctx: ToolContext, paneId: string): Promise<string[]> 
  * the last (the input's), or more lines; a line matches when it was not on the screen before.
  */
 async function polledWait(
-  ctx: ToolContext,
+  ctx: InspectContext,
   start: InputStart,
   plan: WaitPlan,
   started: number,
@@ -400,7 +401,7 @@ async function polledWait(
       `screen, polled every ${AFTER_INPUT.pollMs} ms`,
   });
   while (Date.now() < deadline) {
-    await sleep(Math.min(AFTER_INPUT.pollMs, deadline - Date.now()), ctx.signal);
+    await sleepOrCancel(Math.min(AFTER_INPUT.pollMs, deadline - Date.now()), ctx.signal);
     let next;
     try {
       next = await screenLines(ctx, start.paneId);

@@ -10,7 +10,7 @@ import { eventually, TmuxFixture } from "../support/fixture.ts";
 import { ToolError } from "../../src/errors.ts";
 import { firstMatch } from "../../src/pattern/find.ts";
 import { matchInWorker, WORKER_LIMITS, workerStats } from "../../src/pattern/pool.ts";
-import { compilePattern } from "../../src/tools/common.ts";
+import { compilePattern } from "../../src/pattern/compile.ts";
 import { buildWorker, workerModule } from "../../scripts/pattern_worker.ts";
 
 /** 805 RE2 instructions; over a long run of letters the NFA keeps ~200 threads per character. */

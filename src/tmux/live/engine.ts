@@ -12,12 +12,12 @@
  */
 import { ToolError } from "../../errors.ts";
 import { oversize, type PaneEmulator } from "../../live/emulator.ts";
-import { RunMarks } from "../../live/frame.ts";
+import { RunMarks } from "../../live/run_frame.ts";
 import { PaneStream } from "../../live/stream.ts";
 import type { TmuxRunner } from "../core/runner.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import { ControlClient } from "../control/client.ts";
-import type { PaneSize } from "../act/layout.ts";
+import type { PaneSize } from "../manage/layout.ts";
 import { connectionLost, discontinuity, dropped, endedAnswer, NoRoom } from "./endings.ts";
 import { checkPane, type PaneContinuity } from "./pane_check.ts";
 import type { LiveOptions, LiveStats, LiveStatus } from "./options.ts";

@@ -15,10 +15,11 @@ import {
   pressEnter,
   sendKeys,
   setSynchronizePanes,
-} from "../../tmux/act/input.ts";
+} from "../../tmux/execute/input.ts";
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
-import { GUARDED, sleep } from "../common.ts";
+import { GUARDED } from "../wording.ts";
+import { sleepOrCancel } from "../waiting.ts";
 import {
   type InputStart,
   markBeforeInput,
@@ -241,7 +242,7 @@ export const inputTools = [
         start = plan && await markBeforeInput(ctx, target.pane, text);
         const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
         if (enter) {
-          await sleep(
+          await sleepOrCancel(
             PASTE_ENTER_DELAY_MS,
             ctx.signal,
             "the call was cancelled after the paste, before Enter",

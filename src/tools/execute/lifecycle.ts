@@ -14,10 +14,11 @@ import {
   respawnPane,
   SPLIT_DIRECTIONS,
   splitWindow,
-} from "../../tmux/act/lifecycle.ts";
+} from "../../tmux/execute/lifecycle.ts";
 import { PANE_LIMITS } from "../../live/emulator.ts";
 import { defineTool } from "../../tool_types.ts";
-import { generationSchema, GUARDED, sessionRefSchema } from "../common.ts";
+import { generationSchema, sessionRefSchema } from "../schemas.ts";
+import { GUARDED } from "../wording.ts";
 
 const META = {
   reach: "configured-process",

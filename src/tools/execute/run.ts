@@ -10,7 +10,7 @@ import { ToolError } from "../../errors.ts";
 import { withInputGuard } from "../../guard/input_guard.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
-import { checkInputText, INPUT_MAX_BYTES } from "../../tmux/act/input.ts";
+import { checkInputText, INPUT_MAX_BYTES } from "../../tmux/execute/input.ts";
 import {
   awaitRun,
   keepRun,
@@ -18,16 +18,11 @@ import {
   POSIX_SHELLS,
   resumeRun,
   type RunEnd,
-} from "../../tmux/act/run.ts";
-import { defineTool, type ToolContext } from "../../tool_types.ts";
-import {
-  ASK_TEXT,
-  generationSchema,
-  GUARDED,
-  maxBytesSchema,
-  maxLinesSchema,
-  waitShape,
-} from "../common.ts";
+} from "../../tmux/execute/run.ts";
+import { defineTool, type InspectContext } from "../../tool_types.ts";
+import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { ASK_TEXT, GUARDED } from "../wording.ts";
+import { waitShape } from "../waiting.ts";
 
 const { text: _text, ...boundedShape } = textResultShape;
 
@@ -185,7 +180,7 @@ export const runTools = [
 ];
 
 /** Progress while a command runs: the elapsed time and its newest line of output. */
-function runProgress(ctx: ToolContext, timeoutMs: number) {
+function runProgress(ctx: InspectContext, timeoutMs: number) {
   const progress = ctx.progress;
   return progress &&
     ((elapsedMs: number, newestRow: string) =>

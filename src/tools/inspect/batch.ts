@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { byteLength, errorResult, type ToolResult } from "../../results.ts";
 import { defineTool, type ToolSpec } from "../../tool_types.ts";
-import { PROSE_FREE } from "../common.ts";
+import { PROSE_FREE } from "../schemas.ts";
 
 /** The ceiling of the complete JSON-RPC response, framing included (the batch contract). */
 const RESPONSE_LIMIT = 1_000_000;

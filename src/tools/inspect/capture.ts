@@ -6,7 +6,7 @@ import { capturePane, snapshotPane } from "../../tmux/read/capture.ts";
 import { checkGeneration } from "../../tmux/read/targets.ts";
 import { defineTool } from "../../tool_types.ts";
 import { paneIdSchema, pickShape } from "../../rows.ts";
-import { generationSchema, maxBytesSchema, maxLinesSchema } from "../common.ts";
+import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-text"] } as const;
 

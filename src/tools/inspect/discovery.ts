@@ -5,7 +5,7 @@ import { boundList, LIST_BYTES, LIST_LIMIT } from "../../results.ts";
 import { describeSocket } from "../../tmux/core/argv.ts";
 import { listPaneRows, listSessions, listWindows } from "../../tmux/read/queries.ts";
 import { resolveSessionRef } from "../../tmux/read/targets.ts";
-import { defineTool, type ToolContext } from "../../tool_types.ts";
+import { defineTool, type InspectContext } from "../../tool_types.ts";
 import {
   paneRowSchema,
   pickShape,
@@ -13,7 +13,7 @@ import {
   windowIdSchema,
   windowRowSchema,
 } from "../../rows.ts";
-import { sessionRefSchema } from "../common.ts";
+import { sessionRefSchema } from "../schemas.ts";
 
 const listingExtras = {
   note: z.string().optional().describe("Why the listing is empty or shortened."),
@@ -28,7 +28,7 @@ const listingExtras = {
  * disclosed.
  */
 async function listing<T>(
-  ctx: ToolContext,
+  ctx: InspectContext,
   what: string,
   fetch: () => Promise<T[]>,
 ): Promise<{ rows: T[]; note?: string; truncated?: boolean }> {

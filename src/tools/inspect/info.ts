@@ -29,7 +29,7 @@ import {
   windowIdSchema,
   windowRowSchema,
 } from "../../rows.ts";
-import { generationSchema, sessionRefSchema } from "../common.ts";
+import { generationSchema, sessionRefSchema } from "../schemas.ts";
 
 const META = { reach: "none", effects: "observe", output: ["metadata"] } as const;
 

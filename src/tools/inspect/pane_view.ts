@@ -11,10 +11,10 @@ import { gridFromBuffer, gridFromCapture } from "../../render/cells.ts";
 import { paneIdSchema } from "../../rows.ts";
 import { snapshotPane } from "../../tmux/read/capture.ts";
 import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
-import { defineTool, type ToolContext } from "../../tool_types.ts";
-import { encodeRows, FRAME_LIMITS } from "../../view/frame.ts";
+import { defineTool, type InspectContext } from "../../tool_types.ts";
+import { encodeRows, FRAME_LIMITS } from "../../view/styled_rows.ts";
 import { PANE_VIEW_URI } from "../../view/resource.ts";
-import { cursorStream } from "../common.ts";
+import { cursorStream } from "../waiting.ts";
 
 const output = z.object({
   paneId: z.string(),
@@ -36,7 +36,7 @@ const output = z.object({
 type Frame = z.infer<typeof output>;
 
 /** The pane's life, read with a snapshot (one tmux invocation). */
-async function life(ctx: ToolContext, paneId: string) {
+async function life(ctx: InspectContext, paneId: string) {
   const { state } = await snapshotPane(ctx.tmux, paneId, ctx.signal);
   return {
     dead: state.dead,
@@ -45,7 +45,7 @@ async function life(ctx: ToolContext, paneId: string) {
 }
 
 /** Without live mode: the screen as tmux captures it now; the view polls. */
-async function captured(ctx: ToolContext, paneId: string): Promise<Frame> {
+async function captured(ctx: InspectContext, paneId: string): Promise<Frame> {
   const cells = await capturePaneCells(ctx.tmux, paneId, {
     historyRows: 0,
     maxScreenRows: FRAME_LIMITS.rows,

@@ -5,7 +5,7 @@ import { paneIdSchema } from "../../rows.ts";
 import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
 import { checkGeneration } from "../../tmux/read/targets.ts";
 import { defineTool } from "../../tool_types.ts";
-import { generationSchema } from "../common.ts";
+import { generationSchema } from "../schemas.ts";
 import { THEMES } from "../../render/palette.ts";
 import {
   CELL,

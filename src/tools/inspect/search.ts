@@ -4,7 +4,7 @@
  * backtracking), within an aggregate work budget whose every ceiling is disclosed.
  *
  * RE2 is linear in the text but not in the pattern, so the shared compiler bounds the compiled
- * program (`PATTERN_LIMITS` in src/tools/common.ts); a deadline is checked line by line, and
+ * program (`PATTERN_LIMITS` in src/pattern/compile.ts); a deadline is checked line by line, and
  * lines are matched in slices that yield to the event loop, so one search never holds up other
  * calls. One line is still matched in one call: a joined line of n characters costs up to
  * ~0.15 µs × instructions × n.
@@ -18,14 +18,9 @@ import { resolveSessionRef } from "../../tmux/read/targets.ts";
 import { hostField, pickShape } from "../../rows.ts";
 import { defineTool } from "../../tool_types.ts";
 import type { MatchBounds } from "../../pattern/pool.ts";
-import {
-  compilePattern,
-  type Find,
-  matchText,
-  PATTERN_LIMITS,
-  sessionRefSchema,
-  sleep,
-} from "../common.ts";
+import { sessionRefSchema } from "../schemas.ts";
+import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
+import { sleepOrCancel } from "../waiting.ts";
 
 /** Aggregate ceilings of one search. */
 const SEARCH_LIMITS = {
@@ -147,7 +142,7 @@ export const searchTools = [
             break outer;
           }
           if (now >= sliceEnd) {
-            await sleep(0, ctx.signal, "the search was cancelled");
+            await sleepOrCancel(0, ctx.signal, "the search was cancelled");
             sliceEnd = Date.now() + SLICE_MS;
           }
           const at = await findOnTime(find, lines[i], bounds);

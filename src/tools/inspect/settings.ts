@@ -16,7 +16,7 @@ import {
   truncatedFlag,
 } from "../../results.ts";
 import { defineTool } from "../../tool_types.ts";
-import { sessionRefSchema } from "../common.ts";
+import { sessionRefSchema } from "../schemas.ts";
 import { SECRET_NAME } from "../../tmux/read/environment.ts";
 
 const META = { reach: "none", effects: "observe", output: ["configuration"] } as const;

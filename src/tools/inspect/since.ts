@@ -10,16 +10,10 @@ import { readFrom, readScreen } from "../../live/read.ts";
 import { CURSOR_PATTERN, formatCursor } from "../../live/cursor.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { capturePane } from "../../tmux/read/capture.ts";
-import { defineTool, type ToolContext } from "../../tool_types.ts";
+import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { paneIdSchema } from "../../rows.ts";
-import {
-  cursorStream,
-  maxBytesSchema,
-  maxLinesSchema,
-  sleep,
-  waitBudget,
-  waitShape,
-} from "../common.ts";
+import { maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { cursorStream, sleepOrCancel, waitBudget, waitShape } from "../waiting.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;
@@ -31,7 +25,7 @@ type Outcome = "started" | "output" | "quiet" | "idle" | "timeout";
  * share the runner's command timeout (plus the wait), so a frozen tmux costs one timeout, not one
  * per step. `run` maps an abort by the deadline to `timeout`, reporting what elapsed.
  */
-function callDeadline(ctx: ToolContext, waitMs: number) {
+function callDeadline(ctx: InspectContext, waitMs: number) {
   const started = Date.now();
   const budget = ctx.tmux.runner.defaultTimeoutMs;
   const timer = AbortSignal.timeout(budget + waitMs);
@@ -184,7 +178,7 @@ export const sinceTools = [
  */
 async function fallback(
   args: { paneId: string; cursor?: string },
-  ctx: ToolContext,
+  ctx: InspectContext,
   bounds: { lines: number; bytes: number },
   { timeoutMs, quietMs }: { timeoutMs: number; quietMs?: number },
   common: (
@@ -207,7 +201,7 @@ async function fallback(
     outcome = "timeout";
     let changedAt: number | undefined;
     while (Date.now() < deadline) {
-      await sleep(Math.min(POLL_MS, deadline - Date.now()), ctx.signal);
+      await sleepOrCancel(Math.min(POLL_MS, deadline - Date.now()), ctx.signal);
       const before = capture.text;
       capture = await read();
       if (capture.text !== before) changedAt = Date.now();

@@ -28,21 +28,10 @@ import { paneIdSchema } from "../../rows.ts";
 import { capturePane } from "../../tmux/read/capture.ts";
 import { paneFate } from "../../tmux/read/queries.ts";
 import { checkGeneration } from "../../tmux/read/targets.ts";
-import { defineTool, type ToolContext } from "../../tool_types.ts";
-import {
-  compilePattern,
-  cursorStream,
-  type Find,
-  generationSchema,
-  matchText,
-  maxBytesSchema,
-  maxLinesSchema,
-  PATTERN_LIMITS,
-  sleep,
-  waitBudget,
-  waitProgress,
-  waitShape,
-} from "../common.ts";
+import { defineTool, type InspectContext } from "../../tool_types.ts";
+import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
+import { cursorStream, sleepOrCancel, waitBudget, waitProgress, waitShape } from "../waiting.ts";
 
 /** Bounds of one wait's patterns. */
 const WAIT_LIMITS = {
@@ -310,7 +299,7 @@ export function newScreenLines(prev: readonly string[], next: readonly string[])
  */
 async function polled<R>(
   args: { paneId: string; cursor?: string; includeScreen?: boolean; generation?: string },
-  ctx: ToolContext,
+  ctx: InspectContext,
   test: (line: string) => Promise<Hit | undefined>,
   deadline: number,
   answer: (
@@ -364,7 +353,7 @@ async function polled<R>(
   });
   let found = args.includeScreen ? await scan(first.lines, true) : undefined;
   while (!found && Date.now() < deadline) {
-    await sleep(Math.min(WAIT_LIMITS.pollMs, deadline - Date.now()), ctx.signal);
+    await sleepOrCancel(Math.min(WAIT_LIMITS.pollMs, deadline - Date.now()), ctx.signal);
     let next;
     try {
       next = await look();

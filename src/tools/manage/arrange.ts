@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { preflightView } from "../../guard/preflight.ts";
 import { paneIdSchema, pickShape, windowIdSchema } from "../../rows.ts";
-import { checkLayout, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../../tmux/act/layout.ts";
+import { checkLayout, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../../tmux/manage/layout.ts";
 import {
   moveWindow,
   resizePane,
@@ -17,10 +17,11 @@ import {
   selectPane,
   selectWindow,
   swapPanes,
-} from "../../tmux/act/manage.ts";
+} from "../../tmux/manage/manage.ts";
 import { PANE_LIMITS } from "../../live/emulator.ts";
 import { defineTool } from "../../tool_types.ts";
-import { sessionRefSchema, VIEW_GUARDED } from "../common.ts";
+import { sessionRefSchema } from "../schemas.ts";
+import { VIEW_GUARDED } from "../wording.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
 

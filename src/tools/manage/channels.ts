@@ -1,12 +1,12 @@
 /**
  * wait_for_channel and signal_channel: tmux's `wait-for` channels, for scripts you control
- * (docs/design.md §7.8). The handlers call the host's waiter registry (src/tmux/act/channels.ts),
+ * (docs/design.md §7.8). The handlers call the host's waiter registry (src/tmux/manage/channels.ts),
  * which keeps one tmux waiter per channel, reuses it across calls, and bounds how many channels
  * have one.
  */
 import { z } from "zod";
 import { defineTool } from "../../tool_types.ts";
-import { waitShape } from "../common.ts";
+import { waitShape } from "../waiting.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */
 const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/);
@@ -21,7 +21,7 @@ export const channelTools = [
     toolset: "manage",
     title: "Wait for a tmux channel",
     description: "Wait for a signal on a tmux wait-for channel. " + WHEN +
-      // MAX_CHANNEL_WAITERS of src/tmux/act/channels.ts (a manage tool may not import that module).
+      // MAX_CHANNEL_WAITERS of src/tmux/manage/channels.ts (a manage tool may not import that module).
       " It stays watched until signalled, even after a timeout; at most 64 channels at once.",
     input: z.object({
       channel: channelSchema,

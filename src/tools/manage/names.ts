@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { paneIdSchema, pickShape, windowIdSchema } from "../../rows.ts";
-import { MAX_NAME_CHARS, MAX_TITLE_CHARS } from "../../tmux/act/labels.ts";
+import { MAX_NAME_CHARS, MAX_TITLE_CHARS } from "../../tmux/manage/labels.ts";
 import {
   MAX_HISTORY_LINES,
   renameSession,
@@ -13,9 +13,9 @@ import {
   setHistoryLimit,
   setMouse,
   setPaneTitle,
-} from "../../tmux/act/manage.ts";
+} from "../../tmux/manage/manage.ts";
 import { defineTool } from "../../tool_types.ts";
-import { sessionRefSchema } from "../common.ts";
+import { sessionRefSchema } from "../schemas.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
 

@@ -10,9 +10,10 @@ import { withPanesGuard } from "../../guard/hold.ts";
 import { preflightContained } from "../../guard/preflight.ts";
 import type { GuardTarget } from "../../guard/rules.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
-import { clearScrollback, type KillTarget, killTarget } from "../../tmux/act/teardown.ts";
+import { clearScrollback, type KillTarget, killTarget } from "../../tmux/teardown/teardown.ts";
 import { type ActingContext, defineTool } from "../../tool_types.ts";
-import { generationSchema, GUARDED, sessionRefSchema } from "../common.ts";
+import { generationSchema, sessionRefSchema } from "../schemas.ts";
+import { GUARDED } from "../wording.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;
 

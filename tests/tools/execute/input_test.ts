@@ -17,7 +17,7 @@ import { inputJsonSchema, successJsonSchema, TOOLS } from "../../../src/catalog.
 import { ToolError } from "../../../src/errors.ts";
 import { waitForShape } from "../../../src/tools/after_input.ts";
 import { TmuxRunner } from "../../../src/tmux/core/runner.ts";
-import { pasteText, sendKeys, stripPasteMarkers } from "../../../src/tmux/act/input.ts";
+import { pasteText, sendKeys, stripPasteMarkers } from "../../../src/tmux/execute/input.ts";
 import { PaneQueue } from "../../../src/tmux/core/pane_queue.ts";
 
 const encoder = new TextEncoder();

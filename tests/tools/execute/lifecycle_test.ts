@@ -395,7 +395,7 @@ Deno.test("lifecycle tools: bad input is a typed error with the right code", asy
       ["create_session", { name: "a${x}" }, "invalid_arguments"],
       ["create_session", { name: "bell\x07" }, "invalid_arguments"],
       ["create_session", { name: "" }, "invalid_arguments"],
-      // One rule set for names (src/tmux/act/labels.ts): what a rename refuses, creation refuses.
+      // One rule set for names (src/tmux/manage/labels.ts): what a rename refuses, creation refuses.
       ["create_session", { name: "-x" }, "invalid_arguments"],
       ["create_session", { windowName: "-x" }, "invalid_arguments"],
       ["create_window", { session: "alpha", name: "w$y\\z" }, "invalid_arguments"],

@@ -14,8 +14,8 @@ import { cleanEnv, eventually, TmuxFixture } from "../../support/fixture.ts";
 import { SURFACE } from "../../../src/catalog.ts";
 import { parseConfig } from "../../../src/config.ts";
 import { startEvents } from "../../../src/live/run_output.ts";
-import { POSIX_SHELLS } from "../../../src/tmux/act/run.ts";
-import { execPrograms, paneShell } from "../../../src/tmux/act/shell_words.ts";
+import { POSIX_SHELLS } from "../../../src/tmux/execute/run.ts";
+import { execPrograms, paneShell } from "../../../src/tmux/execute/shell_words.ts";
 
 interface Ran {
   outcome: "completed" | "timeout" | "pane_died" | "server_gone";

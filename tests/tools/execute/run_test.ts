@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { frameNonce, FrameScanner } from "../../../src/live/frame.ts";
+import { frameNonce, FrameScanner } from "../../../src/live/run_frame.ts";
 
 interface Ran {
   paneId: string;

@@ -13,7 +13,7 @@ import { catalogSizes } from "../../../scripts/catalog.ts";
 import { buildPage, pageModule } from "../../../scripts/view_page.ts";
 import { DEFAULT_TOOLSETS } from "../../../src/config.ts";
 import { ATTR, type Cell, DEFAULT_COLOR, RGB_COLOR } from "../../../src/render/cells.ts";
-import { encodeRows } from "../../../src/view/frame.ts";
+import { encodeRows } from "../../../src/view/styled_rows.ts";
 import { PANE_VIEW_HTML } from "../../../src/generated/page_html.ts";
 import { PANE_VIEW_URI, UI_EXTENSION_ID, VIEW_MIME_TYPE } from "../../../src/view/resource.ts";
 

@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { connectInProcess, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { MAX_CHANNEL_WAITERS } from "../../../src/tmux/act/channels.ts";
+import { MAX_CHANNEL_WAITERS } from "../../../src/tmux/manage/channels.ts";
 
 /** Pids of `tmux … wait-for <channel>` processes on this fixture's socket (signals excluded). */
 async function waiters(fx: TmuxFixture): Promise<number[]> {

@@ -176,7 +176,7 @@ export class FramedRun implements OutputTap {
 
   /**
    * Settles once the start frame came or the run settled: by then the pane's shell has deleted our
-   * buffer, a command that makes tmux notify control clients (src/tmux/act/run.ts holds the attach
+   * buffer, a command that makes tmux notify control clients (src/tmux/execute/run.ts holds the attach
    * gate until then).
    */
   get begun(): Promise<void> {

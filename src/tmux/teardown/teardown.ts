@@ -21,7 +21,7 @@ import {
   windowArg,
   windowNotFound,
 } from "../read/targets.ts";
-import { pause } from "../../timing.ts";
+import { pauseUnlessAborted } from "../../timing.ts";
 
 /** What a kill addresses, by id. */
 export type KillTarget = { pane: string } | { window: string } | { session: string };
@@ -100,7 +100,7 @@ async function serverExits(ctx: TmuxContext, signal?: AbortSignal): Promise<bool
     });
     if (error?.code === "server_not_running" || error?.code === "server_gone") return true;
     if (Date.now() >= deadline || signal?.aborted) return false;
-    await pause(EXIT_POLL_MS);
+    await pauseUnlessAborted(EXIT_POLL_MS);
   }
 }
 

@@ -11,12 +11,12 @@
  *   terminal yet), so an empty or unexpected answer is read again.
  */
 import { preview, ToolError } from "../../errors.ts";
-import { pause } from "../../timing.ts";
+import { pauseUnlessAborted } from "../../timing.ts";
 import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { literal, nonce, parseRows, rowFormat, separators } from "../core/format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
-import { checkPrintable } from "./labels.ts";
+import { checkPrintable } from "../manage/labels.ts";
 import { paneArg } from "../read/targets.ts";
 
 /** How long an empty or unexpected `pane_current_path` is read again, at most. */
@@ -104,7 +104,7 @@ export async function settledPath(
   }
   const deadline = Date.now() + PATH_SETTLE_MS;
   while (Date.now() < deadline && !signal?.aborted) {
-    await pause(PATH_POLL_MS, signal);
+    await pauseUnlessAborted(PATH_POLL_MS, signal);
     const sep = separators();
     const out = await ctx.runner.runPartial(
       ["display-message", "-p", "-t", paneArg(pane.paneId), PATH.template(sep)],

@@ -8,7 +8,7 @@
  * pane's shell reads the script back through tmux itself (the same server: `#{socket_path}`,
  * whatever `-L`/`-S` chose) and evaluates it: it deletes the buffer, prints the start frame, runs
  * the command with `eval` and stdin from /dev/null, and prints the end frame with `$?`
- * (src/live/frame.ts). The leading space keeps the line out of the history of shells that honour
+ * (src/live/run_frame.ts). The leading space keeps the line out of the history of shells that honour
  * it (bash `HISTCONTROL=ignorespace`, zsh `HIST_IGNORE_SPACE`); the command itself is never typed,
  * so it is never in any shell's history.
  *
@@ -22,7 +22,7 @@
  *   its state is used and kept (see {@link runScript} for why `command`).
  */
 import { ToolError } from "../../errors.ts";
-import { FramedRun, frameFormats, replaced } from "../../live/frame.ts";
+import { FramedRun, frameFormats, replaced } from "../../live/run_frame.ts";
 import { formatCursor } from "../../live/cursor.ts";
 import { markOf } from "../../live/row_changes.ts";
 import type { PaneStream } from "../../live/stream.ts";

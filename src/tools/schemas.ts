@@ -1,0 +1,29 @@
+/** Argument schemas shared by many tools. */
+import { z } from "zod";
+import { TEXT_LIMITS } from "../results.ts";
+
+// Three argument schemas below carry no description (their names say it; the server instructions
+// say once how text is bounded): they appear in most tools, whose schemas the model reads every
+// turn. A generation gets a few words, since an agent whose client drops the instructions must
+// still know where it comes from (docs/design.md §4).
+
+/** A session reference: `$N` or an exact name (never a prefix or pattern). */
+export const sessionRefSchema = z.string().min(1).max(256);
+
+/** A pane generation from list_panes, to refuse a pane that was replaced meanwhile. */
+export const generationSchema = z.string().min(1).max(128).describe(
+  "From list_panes; stale_target if the pane was replaced.",
+);
+
+/**
+ * Schemas advertised without their descriptions: the read batch's nested arguments, which
+ * repeat input schemas whose own tool entries (always listed beside the batch) already carry
+ * the prose (docs/design.md §1.3). The catalog strips them when it renders JSON Schema.
+ */
+export const PROSE_FREE = z.registry<Record<string, never>>();
+
+/** `maxLines`: keep at most this many of the newest lines (default `TEXT_LIMITS.lines`). */
+export const maxLinesSchema = z.int().positive();
+
+/** `maxBytes`: keep at most this many UTF-8 bytes of text, the newest (default `TEXT_LIMITS.bytes`). */
+export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes);
