@@ -5,7 +5,7 @@
  * them — in order, without repeats — and only rows tmux no longer holds are `missedRows`.
  *
  * Pure: which rows to ask for, planned on the terminal at a moment when it shows what tmux shows
- * (src/tmux/read/history_rows.ts finds that moment and numbers tmux's rows as the terminal does), and
+ * (src/tmux/live/history_rows.ts finds that moment and numbers tmux's rows as the terminal does), and
  * how tmux's rows join the terminal's. tmux's rows are checked before they are used: those the
  * previous read saw against its fingerprints, and tmux's copies of the oldest rows the terminal
  * holds against the terminal's. A read whose rows cannot be trusted is what the terminal alone

@@ -1,4 +1,4 @@
-/** tmux's history arithmetic (src/tmux/read/history_count.ts): tables, and the size model against tmux. */
+/** tmux's history arithmetic (src/tmux/live/history_count.ts): tables, and the size model against tmux. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { eventually, TmuxFixture } from "../support/fixture.ts";
 import {
@@ -6,7 +6,7 @@ import {
   scrolledBy,
   scrollOnce,
   wrapFlags,
-} from "../../src/tmux/read/history_count.ts";
+} from "../../src/tmux/live/history_count.ts";
 
 /** The history after `rows` rows scrolled into an empty one. */
 function after(rows: number, limit: number): number {

@@ -5,7 +5,7 @@ import { call, connectInProcess, fails, ok } from "../support/client.ts";
 import { contextFor, eventually, TmuxFixture } from "../support/fixture.ts";
 import { ControlClient } from "../../src/tmux/control/client.ts";
 import { decodeOutput, quoteControlArgument } from "../../src/tmux/control/syntax.ts";
-import { layoutPanes } from "../../src/tmux/manage/layout.ts";
+import { layoutPanes } from "../../src/tmux/core/layout.ts";
 import { HISTORY_ROWS } from "../../src/live/emulator.ts";
 import { LiveEngine } from "../../src/tmux/live/engine.ts";
 import { LIVE_DEFAULTS } from "../../src/tmux/live/options.ts";

@@ -27,7 +27,7 @@ import {
   quoteControlArgument,
   type ReplyReader,
 } from "./syntax.ts";
-import type { PaneSize } from "../manage/layout.ts";
+import type { PaneSize } from "../core/layout.ts";
 import { type ControlChild, pipedReader } from "../core/process.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
 import { ChunkReader } from "../core/chunk_reader.ts";

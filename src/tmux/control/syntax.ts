@@ -4,7 +4,7 @@
  * client mean. The client process that speaks it is src/tmux/control/client.ts.
  */
 import { ToolError } from "../../errors.ts";
-import { layoutPanes, type PaneSize } from "../manage/layout.ts";
+import { layoutPanes, type PaneSize } from "../core/layout.ts";
 
 /**
  * Quote one argument for the control channel so it arrives literally: double quotes, with `\`,

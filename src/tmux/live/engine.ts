@@ -17,12 +17,12 @@ import { PaneStream } from "../../live/stream.ts";
 import type { TmuxRunner } from "../core/runner.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import { ControlClient } from "../control/client.ts";
-import type { PaneSize } from "../manage/layout.ts";
+import type { PaneSize } from "../core/layout.ts";
 import { connectionLost, discontinuity, dropped, endedAnswer, NoRoom } from "./endings.ts";
 import { checkPane, type PaneContinuity } from "./pane_check.ts";
 import type { LiveOptions, LiveStats, LiveStatus } from "./options.ts";
 import { alignRows, seedDone, seedStream } from "./seed.ts";
-import { readBack } from "../read/history_rows.ts";
+import { readBack } from "./history_rows.ts";
 import type { RowRange, TmuxRows } from "../../live/read_back.ts";
 import { snapshot } from "../read/queries.ts";
 import { paneNotFound, rethrowPaneMissing } from "../read/targets.ts";
@@ -431,7 +431,7 @@ export class LiveEngine implements LiveStatus {
     }
   }
 
-  /** Read rows that left a stream's terminal back from tmux (src/tmux/read/history_rows.ts). */
+  /** Read rows that left a stream's terminal back from tmux (src/tmux/live/history_rows.ts). */
   async readBack<T>(
     stream: PaneStream,
     plan: (emulator: PaneEmulator) => { value: T; ranges: RowRange[] },

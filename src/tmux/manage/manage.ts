@@ -28,7 +28,7 @@ import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { int, literal, marker, separators, splitSections } from "../core/format.ts";
 import { checkName, checkSessionName, checkTitle } from "./labels.ts";
-import { checkLayout } from "./layout.ts";
+import { checkLayout } from "../core/layout.ts";
 import { listSessions } from "../read/queries.ts";
 import {
   type PaneView,

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { preflightView } from "../../guard/preflight.ts";
 import { paneIdSchema, pickShape, windowIdSchema } from "../../rows.ts";
-import { checkLayout, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../../tmux/manage/layout.ts";
+import { checkLayout, MAX_LAYOUT_CHARS, NAMED_LAYOUTS } from "../../tmux/core/layout.ts";
 import {
   moveWindow,
   resizePane,

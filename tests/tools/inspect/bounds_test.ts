@@ -7,7 +7,7 @@ import { call, connectInProcess, fails, ok, sessionsOnOneHost } from "../../supp
 import { ToolError } from "../../../src/errors.ts";
 import { ShotGate } from "../../../src/render/gate.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { layoutChecksum } from "../../../src/tmux/manage/layout.ts";
+import { layoutChecksum } from "../../../src/tmux/core/layout.ts";
 
 interface Since {
   cursor?: string;

@@ -7,7 +7,7 @@ import { assert, assertEquals, assertThrows } from "../../support/assert.ts";
 import { call, connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
 import { TmuxFixture } from "../../support/fixture.ts";
 import { ToolError } from "../../../src/errors.ts";
-import { checkLayout, layoutChecksum } from "../../../src/tmux/manage/layout.ts";
+import { checkLayout, layoutChecksum } from "../../../src/tmux/core/layout.ts";
 import { SURFACE } from "../../../src/catalog.ts";
 
 /** The twelve setters: the manage toolset without its channel tools. */

@@ -14,7 +14,7 @@
  * the replies before and after it, more rows may scroll in and, once the history is full, tmux
  * drops its oldest rows; how many rows had scrolled in by the capture is the one count that leads
  * from the first reply's history_size to the capture's and on to the second's
- * (src/tmux/read/history_count.ts). When no count or more than one does (history cleared, pane
+ * (src/tmux/live/history_count.ts). When no count or more than one does (history cleared, pane
  * resized, a full history turning over fast), or the terminal was resized or reset in between,
  * the attempt is void; when the capture began below a row asked for (more rows scrolled in than
  * allowed for), it is made again, allowing more.
@@ -23,12 +23,12 @@ import { ToolError } from "../../errors.ts";
 import type { PaneEmulator } from "../../live/emulator.ts";
 import type { RowRange, TmuxRange, TmuxRows } from "../../live/read_back.ts";
 import type { PaneStream } from "../../live/stream.ts";
-import { paneHeader, section } from "./capture.ts";
+import { paneHeader, section } from "../read/capture.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import type { ControlClient } from "../control/client.ts";
 import { int, marker, rowFormat, separators, splitSections } from "../core/format.ts";
 import { capturedLines, scrolledBy, wrapFlags } from "./history_count.ts";
-import { generationOf, paneArg } from "./targets.ts";
+import { generationOf, paneArg } from "../read/targets.ts";
 
 /** Attempts of one read-back before its rows are given up (the read discloses them missed). */
 const ATTEMPTS = 3;

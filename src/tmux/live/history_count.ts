@@ -1,7 +1,7 @@
 /**
  * tmux's arithmetic of a pane's history, pure (docs/design.md §7.3): how its size moves as rows
  * scroll in, how `capture-pane` clamps a range, and which captured rows continue on the next one.
- * src/tmux/read/history_rows.ts uses it to number the rows it reads back as the pane's terminal does.
+ * src/tmux/live/history_rows.ts uses it to number the rows it reads back as the pane's terminal does.
  */
 
 /** The most rows that may have scrolled between two looks for their count to be worked out. */
