@@ -23,7 +23,7 @@ const CELL_WIDTH = 10;
 const CELL_HEIGHT = 20;
 
 const require = createRequire(import.meta.url);
-const out = new URL("../src/render/", import.meta.url);
+const out = new URL("../src/generated/", import.meta.url);
 
 interface Command {
   type: "M" | "L" | "Q" | "C" | "Z";

@@ -49,40 +49,22 @@ const ALLOWED: Record<Toolset, readonly string[]> = {
 };
 
 /**
- * The layer list of docs/design.md §2, top to bottom: a module imports only modules of its own
- * layer or a lower one. A path ending in "/" is a folder; a file named exactly wins over a folder
- * holding it (src/tools/waiting.ts is a shared helper, not a tool file).
+ * The layer list of docs/design.md §2, top to bottom, read from the map of the rooms (its first
+ * code block): a row starts at the left margin with its paths (comma-separated, ended by two spaces
+ * or the line), and indented lines go on with its description. A module imports only modules of
+ * its own layer or a lower one. A path ending in "/" is a folder; a file named exactly wins over a
+ * folder holding it (src/tools/schemas.ts is a shared helper, not a tool file), and a deeper folder
+ * over the folder holding it (src/tmux/core/ over src/tmux/).
  */
-const LAYERS: readonly (readonly string[])[] = [
-  ["main.ts", "mod.ts"],
-  ["src/stdio_transport.ts"],
-  ["src/http/"],
-  ["src/server.ts", "src/server/"],
-  ["src/jsonrpc.ts"],
-  ["src/host.ts"],
-  ["src/sdk.ts"],
-  ["src/catalog.ts"],
-  ["src/tools/"],
-  [
-    "src/tools/schemas.ts",
-    "src/tools/wording.ts",
-    "src/tools/waiting.ts",
-    "src/tools/after_input.ts",
-    "src/results.ts",
-    "src/errors.ts",
-    "src/guard/",
-    "src/tool_types.ts",
-  ],
-  ["src/config.ts", "src/config/"],
-  ["src/tmux/"],
-  ["src/view/"],
-  ["src/live/"],
-  ["src/pattern/"],
-  ["src/rows.ts"],
-  ["src/render/"],
-  ["src/generated/"],
-  ["src/version.ts", "src/utf8.ts", "src/random.ts", "src/timing.ts"],
-];
+function designLayers(design: string): string[][] {
+  const section = design.slice(design.indexOf("## 2. "), design.indexOf("**2.1 "));
+  const block = section.match(/```\n([\s\S]*?)```/)?.[1] ?? "";
+  return block.split("\n").filter((line) => /^\S/.test(line))
+    .map((line) => line.split(/\s{2,}/)[0].split(/,\s*/).map((path) => path.trim()));
+}
+
+const design = await Deno.readTextFile(new URL("docs/design.md", root));
+const LAYERS: readonly (readonly string[])[] = designLayers(design);
 
 /** Every layer uses it to report failures (docs/design.md §2.1), so it may be imported from anywhere. */
 const EVERYWHERE = "src/errors.ts";
@@ -168,9 +150,18 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
   return found.sort();
 }
 
-function layerOf(path: string): number {
-  const exact = LAYERS.findIndex((layer) => layer.includes(path));
-  return exact >= 0 ? exact : LAYERS.findIndex((layer) => layer.some((e) => under(path, e)));
+function layerOf(path: string, layers: readonly (readonly string[])[] = LAYERS): number {
+  const exact = layers.findIndex((layer) => layer.includes(path));
+  if (exact >= 0) return exact;
+  // The deepest folder holding the path names its layer.
+  let best = -1;
+  let depth = -1;
+  layers.forEach((layer, index) => {
+    for (const entry of layer) {
+      if (under(path, entry) && entry.length > depth) [best, depth] = [index, entry.length];
+    }
+  });
+  return best;
 }
 
 /** Imports that point up the layer list, and files the list does not place. */
@@ -266,6 +257,30 @@ Deno.test("every execute or teardown tool file goes through the guard", async ()
   assert(acting.length >= 3, `${acting.length} acting tool files checked`);
 });
 
+Deno.test("the map of docs/design.md §2 names every room of src/, each of at most 15 modules, and nothing that is gone", () => {
+  const named = LAYERS.flat();
+  const rooms = new Map<string, number>();
+  for (const file of files.keys()) {
+    if (!file.startsWith("src/")) continue;
+    const room = file.slice(0, file.lastIndexOf("/") + 1);
+    rooms.set(room, (rooms.get(room) ?? 0) + 1);
+  }
+  const unnamed = [...rooms.keys()].filter((room) =>
+    room !== "src/" && !named.includes(room) &&
+    // A folder inside a named room belongs to it (src/view/page/, the page's own source).
+    !named.some((entry) => entry.endsWith("/") && room.startsWith(entry) && entry !== "src/tmux/")
+  );
+  assertEquals(unnamed, [], "rooms the map does not name");
+  const gone = named.filter((entry) =>
+    entry.endsWith("/")
+      ? !rooms.has(entry) && ![...rooms.keys()].some((r) => r.startsWith(entry))
+      : !files.has(entry)
+  );
+  assertEquals(gone, [], "entries of the map that name nothing");
+  const crowded = [...rooms].filter(([room, count]) => room !== "src/generated/" && count > 15);
+  assertEquals(crowded, [], "rooms over 15 hand-written modules");
+});
+
 Deno.test("no import circle in src/, main.ts and mod.ts", () => {
   assertEquals(circles(graph), []);
 });
@@ -357,9 +372,15 @@ Deno.test("the checks flag what they are for", () => {
   ]);
   assertEquals(circles(looped), ["a.ts b.ts c.ts", "d.ts"]);
   assertEquals(
-    upwardImports(new Map([["src/tmux/x.ts", ["src/server.ts", "src/errors.ts", "src/utf8.ts"]]])),
-    ["src/tmux/x.ts imports src/server.ts (up)"],
+    upwardImports(
+      new Map([["src/tmux/core/x.ts", ["src/server.ts", "src/errors.ts", "src/utf8.ts"]]]),
+    ),
+    ["src/tmux/core/x.ts imports src/server.ts (up)"],
   );
+  const map = "## 2. L\n\nmap\n\n```\na.ts, b/  top\n    more\nb/c/  below\nd.ts\n```\n\n**2.1 ";
+  assertEquals(designLayers(map), [["a.ts", "b/"], ["b/c/"], ["d.ts"]]);
+  assertEquals(layerOf("b/c/x.ts", designLayers(map)), 1);
+  assertEquals(layerOf("b/x.ts", designLayers(map)), 0);
   assertEquals(
     leavingImports(new Map([["src/live/x.ts", ["src/live/y.ts", "src/tmux/z.ts"]]]), "src/live/", [
       "src/errors.ts",

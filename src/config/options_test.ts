@@ -7,7 +7,7 @@ import { assert, assertEquals, assertThrows } from "../../tests/support/assert.t
 import { SURFACE } from "../catalog.ts";
 import { type Config, ConfigError, helpText, parseConfig } from "../config.ts";
 import { OPTIONS } from "./options.ts";
-import { CONFIG_VARIABLES } from "../tmux/core/server_scrub.ts";
+import { CONFIG_VARIABLES } from "../tmux/execute/server_scrub.ts";
 
 function outcome(args: string[], env: Record<string, string> = {}) {
   return parseConfig(args, (n) => env[n], SURFACE);

@@ -12,14 +12,14 @@
  *   "_" or "{" as "\$": refused here, so a name is stored as given. Window names given with `-n`
  *   are stored unchanged (unlike rename-window's).
  * - Start directories are checked before and read back after a spawn (src/tmux/execute/start_directory.ts);
- *   a server we start loses our configuration variables (src/tmux/core/server_scrub.ts).
+ *   a server we start loses our configuration variables (src/tmux/execute/server_scrub.ts).
  */
 import { preview, ToolError } from "../../errors.ts";
 import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { int, literal, parseRows, rowFormat, separators } from "../core/format.ts";
 import { checkName, checkSessionName } from "../manage/labels.ts";
-import { scrubStartedServer, unsetConfigVariables } from "../core/server_scrub.ts";
+import { scrubStartedServer, unsetConfigVariables } from "./server_scrub.ts";
 import {
   checkDirectory,
   checkStartDirectory,

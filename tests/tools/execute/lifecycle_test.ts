@@ -13,7 +13,7 @@ import {
   removeAndCheck,
   TmuxFixture,
 } from "../../support/fixture.ts";
-import { CONFIG_VARIABLES } from "../../../src/tmux/core/server_scrub.ts";
+import { CONFIG_VARIABLES } from "../../../src/tmux/execute/server_scrub.ts";
 
 interface Created {
   paneId: string;
@@ -539,5 +539,5 @@ Deno.test("CONFIG_VARIABLES names every variable the server reads", async () => 
   const missing = [...read].filter((name) =>
     !(CONFIG_VARIABLES as readonly string[]).includes(name)
   );
-  assertEquals(missing, [], "add them to CONFIG_VARIABLES in src/tmux/core/server_scrub.ts");
+  assertEquals(missing, [], "add them to CONFIG_VARIABLES in src/tmux/execute/server_scrub.ts");
 });

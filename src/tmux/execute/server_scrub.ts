@@ -7,8 +7,8 @@
  *   Other `TMUX_MCP_*`/`LIBTMUX_*` names can only be listed once the server runs (our
  *   `--allow-env` cannot list our own environment): `show-environment -g` right after, then unset.
  */
-import type { TmuxCommand } from "./argv.ts";
-import type { TmuxContext } from "./context.ts";
+import type { TmuxCommand } from "../core/argv.ts";
+import type { TmuxContext } from "../core/context.ts";
 import { ownVariables } from "../read/environment.ts";
 
 /**
