@@ -21,7 +21,7 @@
  * 4. `DENORT_BIN` (deno compile's own variable: a local runtime instead of the download) reaches
  *    only the build whose target its file header names; the other targets download their own.
  * 5. A runtime download that fails ends the release with one line: the next target would fail the
- *    same way (docs/design.md §8.4: this project's CI cannot reach dl.deno.land).
+ *    same way (docs/design.md §8.5: this project's CI cannot reach dl.deno.land).
  * 6. SHA256SUMS is written once every target has built.
  */
 import { parseArgs } from "node:util";

@@ -1,6 +1,6 @@
 /**
  * The only server-side module that imports the MCP SDK. Subpaths other than `/server` type as
- * `any` under `deno check` unless their declarations are named explicitly (docs/design.md §8.4).
+ * `any` under `deno check` unless their declarations are named explicitly (docs/design.md §8.5).
  */
 export { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"

@@ -1,7 +1,7 @@
 /**
  * The distributable graph: `deno compile` cannot fetch its runtime on this network, so CI checks
  * that `deno bundle` of main.ts works and that the bundle serves MCP under the start permissions
- * (docs/design.md §8.4) — and that the bundle refuses to pass for a program under plain Node.
+ * (docs/design.md §8.5) — and that the bundle refuses to pass for a program under plain Node.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { connectStdio, MAIN, ok } from "../support/client.ts";

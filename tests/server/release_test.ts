@@ -1,7 +1,7 @@
 /**
  * Shipping: the version's one source, the release script (`deno task release`, its smoke check),
  * the JSR package's contents and the workflows that call them. `deno compile` cannot download its
- * runtime here (docs/design.md §8.4), so builds use a stand-in runtime through DENORT_BIN and the
+ * runtime here (docs/design.md §8.5), so builds use a stand-in runtime through DENORT_BIN and the
  * download is made to fail on purpose through a dead proxy, wherever the suite runs.
  */
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
