@@ -332,12 +332,16 @@ Deno.test("every § a source, test or script cites exists in docs/design.md", as
   const numbers = designNumbers(await Deno.readTextFile(new URL("docs/design.md", root)));
   assert(numbers.has("2") && numbers.has("2.1") && numbers.has("9.1"), [...numbers].join(" "));
   const cited = new Map(files);
-  for (const dir of ["tests/", "tests/support/", "scripts/"]) {
+  const walk = async (dir: string): Promise<void> => {
     for await (const entry of Deno.readDir(new URL(dir, root))) {
-      if (!entry.isFile || !entry.name.endsWith(".ts")) continue;
-      cited.set(`${dir}${entry.name}`, await Deno.readTextFile(new URL(dir + entry.name, root)));
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory) await walk(`${path}/`);
+      else if (entry.name.endsWith(".ts")) {
+        cited.set(path, await Deno.readTextFile(new URL(path, root)));
+      }
     }
-  }
+  };
+  for (const dir of ["tests/", "scripts/", "src/"]) await walk(dir);
   const found = [...cited].flatMap(([file, text]) => missingCitations(file, text, numbers));
   assertEquals(found, []);
 });

@@ -215,7 +215,7 @@ console.log(server.port);
 
 hostileTest("the server keeps serving after running out of descriptors", async () => {
   await using fx = await TmuxFixture.start({ command: "cat" });
-  const root = new URL("..", import.meta.url).href.replace(/\/$/, "");
+  const root = new URL("../..", import.meta.url).href.replace(/\/$/, "");
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-hostile-" });
   const script = `${dir}/child.ts`;
   await Deno.writeTextFile(script, CHILD(root, fx.socket));

@@ -13,7 +13,7 @@ import { cleanEnv, TmuxFixture } from "../support/fixture.ts";
 import { parseConfig } from "../../src/config.ts";
 import { SURFACE } from "../../src/catalog.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
 /** The Deno that .ci/run installs: every `deno@…` in the README pins the same. */

@@ -17,7 +17,7 @@ import {
 import { VERSION } from "../../src/version.ts";
 import { MIN_TMUX } from "../../src/tmux/core/version.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
 const decoder = new TextDecoder();
 
@@ -368,7 +368,7 @@ Deno.test("smoke fails, in one line, a binary with the wrong version or without 
 
 // ---- the JSR package ----
 
-Deno.test("the JSR dry run ships main.ts, mod.ts, src/, README.md, LICENSE and deno.json only", async () => {
+Deno.test("the JSR dry run ships main.ts, mod.ts, src/ without its unit tests, README.md, LICENSE and deno.json only", async () => {
   const run = await new Deno.Command(Deno.execPath(), {
     // Types are checked by `deno task check`; the dry run still builds the graph and checks slow
     // types, and lists the files.
@@ -385,7 +385,7 @@ Deno.test("the JSR dry run ships main.ts, mod.ts, src/, README.md, LICENSE and d
   const walk = (dir: string) => {
     for (const entry of Deno.readDirSync(`${ROOT}/${dir}`)) {
       if (entry.isDirectory) walk(`${dir}/${entry.name}`);
-      else sources.push(`${dir}/${entry.name}`);
+      else if (!entry.name.endsWith("_test.ts")) sources.push(`${dir}/${entry.name}`);
     }
   };
   walk("src");

@@ -520,18 +520,15 @@ Deno.test("respawn_pane: a pane running a tmux client of this server is refused,
 Deno.test("CONFIG_VARIABLES names every variable the server reads", async () => {
   const read = new Set<string>();
   const sources = [new URL("../../../main.ts", import.meta.url)];
-  for await (const entry of Deno.readDir(new URL("../../../src/", import.meta.url))) {
-    if (entry.isFile && entry.name.endsWith(".ts")) {
-      sources.push(new URL(`../src/${entry.name}`, import.meta.url));
-    }
-  }
-  for (const dir of ["tmux", "http", "live", "tools"]) {
-    for await (const entry of Deno.readDir(new URL(`../src/${dir}/`, import.meta.url))) {
-      if (entry.name.endsWith(".ts")) {
-        sources.push(new URL(`../src/${dir}/${entry.name}`, import.meta.url));
+  const walk = async (dir: URL): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory) await walk(new URL(`${entry.name}/`, dir));
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
+        sources.push(new URL(entry.name, dir));
       }
     }
-  }
+  };
+  await walk(new URL("../../../src/", import.meta.url));
   for (const url of sources) {
     const names = (await Deno.readTextFile(url)).match(/\b(?:TMUX_MCP|LIBTMUX)_[A-Z_]*[A-Z]\b/g);
     for (const name of names ?? []) read.add(name);
