@@ -14,7 +14,7 @@ import {
   viewChanges,
 } from "./rules.ts";
 import { snapshot } from "../tmux/read/queries.ts";
-import { resolveSessionRef, windowNotFound } from "../tmux/read/targets.ts";
+import { resolveSessionRef, windowNotFound } from "../tmux/read/watchers.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** The panes a target contains and where they live, resolved from one fresh listing. */

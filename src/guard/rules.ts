@@ -59,7 +59,7 @@ import {
   paneNotFound,
   resolveSessionRef,
   windowNotFound,
-} from "../tmux/read/targets.ts";
+} from "../tmux/read/watchers.ts";
 
 /** What the rules decide from: one fresh listing of the whole server. */
 export interface Listing {

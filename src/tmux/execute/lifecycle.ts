@@ -36,7 +36,7 @@ import {
   sessionNotFound,
   windowArg,
   windowNotFound,
-} from "../read/targets.ts";
+} from "../read/watchers.ts";
 import { snapshot } from "../read/queries.ts";
 
 const CREATED = rowFormat("N", {

@@ -34,7 +34,7 @@ import { NoRoom } from "../live/endings.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
 import { type PaneFate, paneFate } from "../read/queries.ts";
-import { checkGeneration, paneArg } from "../read/targets.ts";
+import { checkGeneration, paneArg } from "../read/watchers.ts";
 import { settlesWithin } from "../../timing.ts";
 
 export { POSIX_SHELLS } from "./run_pane.ts";

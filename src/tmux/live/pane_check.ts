@@ -6,7 +6,7 @@
 import type { PaneStream } from "../../live/stream.ts";
 import type { ControlClient } from "../control/client.ts";
 import { int, parseRows, rowFormat, separators } from "../core/format.ts";
-import { generationOf, paneArg } from "../read/targets.ts";
+import { generationOf, paneArg } from "../read/watchers.ts";
 
 /** What {@link checkPane} can find. */
 export type PaneContinuity = "same" | "gone" | "replaced" | "moved";

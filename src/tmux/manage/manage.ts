@@ -41,7 +41,7 @@ import {
   type WindowState,
   windowState,
 } from "./setter.ts";
-import { paneArg, resolveSessionRef, windowArg, windowNotFound } from "../read/targets.ts";
+import { paneArg, resolveSessionRef, windowArg, windowNotFound } from "../read/watchers.ts";
 
 /**
  * The largest `history-limit` accepted. A pane full of 80-column lines costs tmux about 440

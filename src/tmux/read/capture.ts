@@ -16,7 +16,7 @@ import {
   splitSections,
   type TaggedRow,
 } from "../core/format.ts";
-import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
+import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./watchers.ts";
 import { ToolError } from "../../errors.ts";
 import { byteLength } from "../../utf8.ts";
 

@@ -25,7 +25,7 @@ import {
   rethrowPaneMissing,
   sessionsShownWhole,
   watchers,
-} from "./targets.ts";
+} from "./watchers.ts";
 
 /** A pane as the guard's listing shows it: `currentCommand` only for the panes asked. */
 export type GuardPane =

@@ -31,7 +31,7 @@ import {
   watchers,
   windowArg,
   windowNotFound,
-} from "./targets.ts";
+} from "./watchers.ts";
 
 const CLIENTS = rowFormat("C", {
   pid: "client_pid",

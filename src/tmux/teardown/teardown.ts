@@ -20,7 +20,7 @@ import {
   sessionNotFound,
   windowArg,
   windowNotFound,
-} from "../read/targets.ts";
+} from "../read/watchers.ts";
 import { pauseUnlessAborted } from "../../timing.ts";
 
 /** What a kill addresses, by id. */

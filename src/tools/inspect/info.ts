@@ -17,7 +17,7 @@ import {
   paneNotFound,
   resolveSessionRef,
   rethrowPaneMissing,
-} from "../../tmux/read/targets.ts";
+} from "../../tmux/read/watchers.ts";
 import { defineTool } from "../../tool_types.ts";
 import {
   paneDetailsSchema,
