@@ -15,7 +15,7 @@ import {
 } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import { guardListing, type GuardPane } from "../tmux/read/guard_listing.ts";
-import { paneNotFound } from "../tmux/read/watchers.ts";
+import { paneNotFound } from "../tmux/read/not_found.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** What a preflight resolved for one input call. */

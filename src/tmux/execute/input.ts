@@ -24,7 +24,7 @@ import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { nonce } from "../core/format.ts";
 import { WINDOW_ID } from "../../rows.ts";
-import { paneArg } from "../read/watchers.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** Text up to this many UTF-8 bytes goes as one `send-keys` argument; more goes via a buffer. */
 const ARGV_TEXT_BYTES = 8192;

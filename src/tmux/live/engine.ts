@@ -25,7 +25,7 @@ import { alignRows, seedDone, seedStream } from "./seed.ts";
 import { readBack } from "../read/history_rows.ts";
 import type { RowRange, TmuxRows } from "../../live/read_back.ts";
 import { snapshot } from "../read/queries.ts";
-import { paneNotFound, rethrowPaneMissing } from "../read/watchers.ts";
+import { paneNotFound, rethrowPaneMissing } from "../read/not_found.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
 
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */

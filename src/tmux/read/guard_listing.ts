@@ -17,15 +17,15 @@ import { PANE_ID, type PaneFacts } from "../../rows.ts";
 import { flag, int, marker, parseRows, rowFormat, separators } from "../core/format.ts";
 import {
   type ClientRow,
-  generationOf,
   hostsClient,
-  isCallerPane,
   isWatched,
-  paneArg,
-  rethrowPaneMissing,
   sessionsShownWhole,
   watchers,
 } from "./watchers.ts";
+import { generationOf } from "./generation.ts";
+import { isCallerPane } from "../core/caller.ts";
+import { paneArg } from "../core/ids.ts";
+import { rethrowPaneMissing } from "./not_found.ts";
 
 /** A pane as the guard's listing shows it: `currentCommand` only for the panes asked. */
 export type GuardPane =

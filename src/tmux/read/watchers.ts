@@ -1,134 +1,11 @@
 /**
- * Exact targets, generations, caller identity and watched panes (docs/design.md §5.7, §6.3, §6.4).
- *
- * tmux resolves `-t name` by prefix and glob (`-t alp` finds `alpha`); here a session is either
- * its id `$N` or an exact name sent as `=name`, and anything else is `target_not_found`.
+ * Who watches what (docs/design.md §6.3, §6.4), from the clients `list-clients` shows: which
+ * clients are people, which windows they see (decided per window, so every session a window is
+ * linked into sees the same answer), and which panes host a nested client of this server. Every
+ * listing reports it (list_panes' `isAttended` and `hostsTmuxClient`, list_sessions' `attached`),
+ * and the guards refuse from those very fields (src/guard/rules.ts), so what an agent is shown and
+ * what a guard decides cannot differ.
  */
-import { preview, ToolError } from "../../errors.ts";
-import { PANE_ID, WINDOW_ID } from "../../rows.ts";
-/** Pattern of a session id. */
-export const SESSION_ID = /^\$\d+$/;
-
-/** A pane id about to reach tmux; anything else here is a bug of ours, not agent input. */
-export function paneArg(paneId: string): string {
-  if (!PANE_ID.test(paneId)) throw new Error("internal: not a pane id");
-  return paneId;
-}
-
-/** A window id about to reach tmux (see {@link paneArg}). */
-export function windowArg(windowId: string): string {
-  if (!WINDOW_ID.test(windowId)) throw new Error("internal: not a window id");
-  return windowId;
-}
-
-/** The error for a pane id that names no pane. */
-export function paneNotFound(paneId: string): ToolError {
-  return new ToolError("target_not_found", `no pane ${paneId}`, {
-    hint: "Call list_panes and use a paneId from it.",
-  });
-}
-
-/** Turn tmux's "can't find pane" for this pane into {@link paneNotFound}; rethrow the rest. */
-export function rethrowPaneMissing(error: unknown, paneId: string): never {
-  if (error instanceof ToolError && error.code === "target_not_found") throw paneNotFound(paneId);
-  throw error;
-}
-
-/** The error for a window id that names no window. */
-export function windowNotFound(windowId: string): ToolError {
-  return new ToolError("target_not_found", `no window ${windowId}`, {
-    hint: "Call list_windows and use a windowId from it.",
-  });
-}
-
-/** Turn tmux's "can't find window" for this window into {@link windowNotFound}; rethrow the rest. */
-export function rethrowWindowMissing(error: unknown, windowId: string): never {
-  if (error instanceof ToolError && error.code === "target_not_found") {
-    throw windowNotFound(windowId);
-  }
-  throw error;
-}
-
-/** What a session reference resolves against: any rows carrying a session's id and name. */
-interface SessionKey {
-  sessionId: string;
-  sessionName: string;
-}
-
-/**
- * Resolve a session reference — its id `$N` or its exact name — against listed sessions and
- * return the id. Never a prefix or pattern. tmux lets a session be *named* like an id (`$7`);
- * when such a name and a different session's id collide, the reference is ambiguous and refused.
- */
-export function resolveSessionRef(rows: readonly SessionKey[], ref: string): string {
-  const byName = rows.find((r) => r.sessionName === ref);
-  const byId = SESSION_ID.test(ref) ? rows.find((r) => r.sessionId === ref) : undefined;
-  if (byName && byId && byName.sessionId !== byId.sessionId) {
-    throw new ToolError(
-      "invalid_arguments",
-      `${preview(ref)} is both a session id and another session's name`,
-      {
-        hint: `Pass the sessionId instead: ${byName.sessionId} is the session named ${
-          preview(ref)
-        }.`,
-      },
-    );
-  }
-  const found = byId ?? byName;
-  if (!found) throw sessionNotFound(ref);
-  return found.sessionId;
-}
-
-/** The error for a session reference that matched nothing. */
-export function sessionNotFound(ref: string): ToolError {
-  return new ToolError(
-    "target_not_found",
-    `no session ${preview(ref)} (ids and exact names only)`,
-    {
-      hint: "Call list_sessions and pass a sessionId ($N) or the exact session name.",
-    },
-  );
-}
-
-/**
- * A pane's generation: changes when the pane's process is replaced (respawn, kill and recreate)
- * or the server restarts and reuses ids. Opaque to agents.
- */
-export function generationOf(serverPid: number, panePid: number): string {
-  return `g${serverPid.toString(36)}.${panePid.toString(36)}`;
-}
-
-/** Who called us, from the environment tmux gives its panes (`$TMUX`, `$TMUX_PANE`). */
-export interface CallerIdentity {
-  /** Socket path of the server the caller lives in. */
-  socketPath: string;
-  /** That server's pid: compared with the pinned server's pid, not the socket path alone. */
-  serverPid: number;
-  /** The caller's pane id, when `$TMUX_PANE` is set. */
-  paneId?: string;
-}
-
-/** Parse `$TMUX` ("socket,pid,session") and `$TMUX_PANE`; undefined outside tmux. */
-export function callerIdentity(
-  tmux: string | undefined,
-  tmuxPane: string | undefined,
-): CallerIdentity | undefined {
-  if (!tmux) return undefined;
-  const match = /^(.*),(\d+),(\d+)$/s.exec(tmux);
-  if (!match) return undefined;
-  const paneId = tmuxPane && PANE_ID.test(tmuxPane) ? tmuxPane : undefined;
-  return { socketPath: match[1], serverPid: Number(match[2]), paneId };
-}
-
-/** True when this pane is the caller's own pane on this very server. */
-export function isCallerPane(
-  caller: CallerIdentity | undefined,
-  serverPid: number,
-  paneId: string,
-): boolean {
-  return caller?.paneId !== undefined && caller.serverPid === serverPid &&
-    caller.paneId === paneId;
-}
 
 /** An attached client as seen by `list-clients`. */
 export interface ClientRow {
@@ -235,18 +112,4 @@ export function isWatched(pane: { windowId: string; active: boolean }, seen: Wat
  */
 export function hostsClient(paneTty: string, seen: Watchers): boolean {
   return paneTty !== "" && seen.clientTtys.has(paneTty);
-}
-
-/** Refuse a pane whose generation differs from the one the agent holds (`stale_target`). */
-export function checkGeneration(
-  pane: { paneId: string; generation: string },
-  expected: string | undefined,
-): void {
-  if (expected !== undefined && expected !== pane.generation) {
-    throw new ToolError(
-      "stale_target",
-      `pane ${pane.paneId} was replaced since generation ${preview(expected, 32)} was read`,
-      { hint: "The id now names another process; call list_panes and decide again." },
-    );
-  }
 }
