@@ -12,7 +12,7 @@
  */
 import { ToolError } from "../../errors.ts";
 import { oversize, type PaneEmulator } from "../../live/emulator.ts";
-import { RunMarks } from "../../live/run_frame.ts";
+import { RunMarks } from "../../live/run_marks.ts";
 import { PaneStream } from "../../live/stream.ts";
 import type { TmuxRunner } from "../core/runner.ts";
 import type { TmuxReadContext } from "../core/context.ts";
