@@ -13,7 +13,7 @@
  * Every command prints plain variables, so the chain takes the control route (§5.14) when it is up.
  */
 import type { TmuxReadContext } from "../core/context.ts";
-import { PANE_ID, type PaneFacts } from "../../rows.ts";
+import type { PaneFacts } from "../../rows.ts";
 import { flag, int, marker, parseRows, rowFormat, separators } from "../core/format.ts";
 import {
   type ClientRow,
@@ -91,10 +91,7 @@ const LABEL = rowFormat("L", {
 
 /** `display-message` rows of `format` for each pane in `ids` (validated `%N` ids only). */
 function perPane(ids: readonly string[], format: string): string[][] {
-  return [...new Set(ids)].map((id) => {
-    if (!PANE_ID.test(id)) throw new Error("internal: not a pane id");
-    return ["display-message", "-p", "-t", paneArg(id), format];
-  });
+  return [...new Set(ids)].map((id) => ["display-message", "-p", "-t", paneArg(id), format]);
 }
 
 /**
