@@ -15,7 +15,7 @@ import { LIVE_DEFAULTS, type LiveOptions } from "./tmux/live/options.ts";
 import { PaneQueue } from "./tmux/core/pane_queue.ts";
 import { tmuxVersion } from "./tmux/read/queries.ts";
 import { ControlRoute } from "./tmux/control/route.ts";
-import { callerIdentity } from "./tmux/read/targets.ts";
+import { callerIdentity } from "./tmux/core/caller.ts";
 import { RemoteHealth } from "./tmux/ssh/health.ts";
 import { type RemoteHost, remoteHost } from "./tmux/ssh/remote_host.ts";
 

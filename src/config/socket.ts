@@ -5,7 +5,7 @@
  */
 import type { SocketSpec } from "../tmux/core/argv.ts";
 import type { EnvReader } from "../tmux/core/runner.ts";
-import { callerIdentity } from "../tmux/read/targets.ts";
+import { callerIdentity } from "../tmux/core/caller.ts";
 import type { OptionSpec } from "./options.ts";
 import { type Config, ConfigError, type Sourced } from "./types.ts";
 import { socketName, socketPath } from "./values.ts";

@@ -1,10 +1,14 @@
 /**
  * The input guard (docs/design.md §6.2): resolve and check the panes input to a pane would reach
- * (the rules of src/guard/rules.ts, plus the busy marks of run_shell_command, §6.12) from one
- * fresh listing, with the cohort held in the input queue (§6.6).
+ * from one fresh listing it asks the funnel for (src/tmux/read/guard_listing.ts), with the cohort
+ * held in the input queue (§6.6), by the pure rules of src/guard/rules.ts, the busy rule of
+ * src/guard/busy.ts (the marks of run_shell_command, §6.12) and paste_text's rules
+ * (src/guard/paste.ts). An input tool makes one call, {@link withInputGuard}, and sends inside it.
  */
 import { AccessCheck, withConsent } from "./access.ts";
+import { busyVerdict, type InputKind, keysKind } from "./busy.ts";
 import { COHORT_ATTEMPTS } from "./hold.ts";
+import { cohortChangedRefusal, type PasteInput, unbracketedRefusal } from "./paste.ts";
 import {
   checkNotNestedClient,
   checkReadsInput,
@@ -15,7 +19,7 @@ import {
 } from "./rules.ts";
 import { ToolError } from "../errors.ts";
 import { guardListing, type GuardPane } from "../tmux/read/guard_listing.ts";
-import { paneNotFound } from "../tmux/read/targets.ts";
+import { paneNotFound } from "../tmux/read/not_found.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** What a preflight resolved for one input call. */
@@ -31,42 +35,39 @@ export interface InputTarget {
   pane: GuardPane;
 }
 
-/** What an input call sends: text, or only key presses (a key name, one character, Enter). */
-type InputKind = "text" | "keys";
+/**
+ * What an input call sends, as the input guard judges it: send_keys' keys (key presses pass a
+ * busy pane, §6.12) or paste_text's paste (its own rules). Left out, the input is text
+ * (run_shell_command's typed line).
+ */
+export type SentInput = { keys: string; literal: boolean } | { paste: PasteInput };
+
+/** Text or key presses only, for the busy rule. */
+function kindOf(input: SentInput | undefined): InputKind {
+  return input !== undefined && "keys" in input ? keysKind(input.keys, input.literal) : "text";
+}
 
 /**
- * Refuse text to a pane where a command run_shell_command framed is still running
- * (docs/design.md §6.12): that command, not the shell, would read it, or the shell would run it
- * after. Key presses pass — C-c must reach the command — and are noted on the mark: an
- * interrupted command prints no end frame, so the next check may find the shell back instead.
+ * Apply the busy rule (src/guard/busy.ts) to one pane, from its mark as the marks' own end rules
+ * leave it (src/live/run_marks.ts). A key press is noted on the mark: an interrupted command
+ * prints no end frame, so the next check may find the shell back instead.
  */
 function checkNotBusy(ctx: ActingContext, pane: GuardPane, input: InputKind): void {
   // A pane marked after the listing shows no program: "" keeps the mark (text is refused).
   const run = ctx.live?.runs.pending({ ...pane, currentCommand: pane.currentCommand ?? "" });
-  if (!run) return;
-  if (input === "keys") {
-    run.keyPressed = true;
-    return;
-  }
-  throw new ToolError(
-    "busy",
-    `pane ${pane.paneId} is still running a command started by run_shell_command: text sent ` +
-      "now would be read by that command",
-    {
-      hint: "Follow it with capture_since (pass the cursor run_shell_command returned, with " +
-        'waitMs) until it ends, or interrupt it with send_keys {keys: "C-c", enter: false}; ' +
-        "key names are always let through.",
-    },
-  );
+  const verdict = busyVerdict(pane.paneId, run !== undefined, input);
+  if (verdict instanceof ToolError) throw verdict;
+  if (verdict === "note_key" && run) run.keyPressed = true;
 }
 
 /**
  * Resolve and check the panes input to `paneId` would reach, from one fresh listing of its window
  * and of who watches what, with only the fields the rules decide on (src/tmux/read/guard_listing.ts).
  * Grants are not pruned here (the listing does not show every pane): a grant covers a pane at
- * one generation only, so a replaced pane is never covered. Throws `target_not_found` or `target_denied` (nothing reached tmux: effects none).
+ * one generation only, so a replaced pane is never covered. Throws `target_not_found`,
+ * `target_denied` or `busy` (nothing reached tmux: effects none).
  */
-export async function preflightInput(
+async function preflightInput(
   ctx: ActingContext,
   paneId: string,
   force: boolean,
@@ -114,28 +115,40 @@ export async function preflightInput(
 }
 
 /**
- * Run `send` with the preflight passed and every pane of the cohort held in the server's input
- * queue, so no other input call of this server interleaves with it. The preflight runs after the
- * queue is entered; if the cohort turns out larger than what is held (a synchronized window), the
- * queue is re-entered for the whole cohort (in one global order, so callers cannot deadlock) and
- * the preflight repeated.
+ * The guard's decision on one input call and the send under it: `send` runs with the preflight
+ * passed and every pane of the cohort held in the server's input queue, so no other input call of
+ * this server interleaves with it. The preflight runs after the queue is entered; if the cohort
+ * turns out larger than what is held (a synchronized window), the queue is re-entered for the
+ * whole cohort (in one global order, so callers cannot deadlock) and the preflight repeated. A
+ * paste is checked against its receivers once the whole cohort is held.
  */
 export async function withInputGuard<T>(
   ctx: ActingContext,
   paneId: string,
   force: boolean,
   send: (target: InputTarget) => Promise<T>,
-  input: InputKind = "text",
+  input?: SentInput,
 ): Promise<T> {
   const queue = ctx.tmux.inputQueue;
+  const kind = kindOf(input);
   return await withConsent(ctx, async () => {
     let hold = new Set([paneId]);
     for (let attempt = 1;; attempt++) {
       const release = await queue.acquire(hold, ctx.signal);
       try {
-        const target = await preflightInput(ctx, paneId, force, input);
+        const target = await preflightInput(ctx, paneId, force, kind);
         const missing = target.checkedPaneIds.filter((id) => !hold.has(id));
-        if (missing.length === 0) return await send(target);
+        if (missing.length === 0) {
+          if (input !== undefined && "paste" in input) {
+            const refusal = unbracketedRefusal(
+              input.paste,
+              target.resolvedPaneIds,
+              (id) => ctx.live?.bracketedPaste(id),
+            );
+            if (refusal) throw refusal;
+          }
+          return await send(target);
+        }
         if (attempt >= COHORT_ATTEMPTS) {
           throw new ToolError("busy", `the synchronized panes of ${paneId} kept changing`, {
             hint: "Panes are being added to the window or synchronized right now; retry shortly.",
@@ -147,4 +160,24 @@ export async function withInputGuard<T>(
       }
     }
   });
+}
+
+/**
+ * Check the panes again before the Enter that follows a paste after its pause (docs/design.md
+ * §6.1), with the cohort still held: the pause is long enough for a person to arrive or a mode to
+ * start, and the Enter may reach only the panes the paste reached. A refusal here says the paste
+ * already happened (effects possible).
+ */
+export async function checkBeforeEnter(
+  ctx: ActingContext,
+  pasted: InputTarget,
+  force: boolean,
+): Promise<void> {
+  try {
+    const again = await preflightInput(ctx, pasted.paneId, force);
+    const changed = cohortChangedRefusal(pasted.resolvedPaneIds, again.resolvedPaneIds);
+    if (changed) throw changed;
+  } catch (error) {
+    throw error instanceof ToolError ? error.withEffects("possible") : error;
+  }
 }

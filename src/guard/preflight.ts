@@ -14,7 +14,8 @@ import {
   viewChanges,
 } from "./rules.ts";
 import { snapshot } from "../tmux/read/queries.ts";
-import { resolveSessionRef, windowNotFound } from "../tmux/read/targets.ts";
+import { resolveSessionRef } from "../tmux/read/session_ref.ts";
+import { windowNotFound } from "../tmux/read/not_found.ts";
 import type { ActingContext } from "../tool_types.ts";
 
 /** The panes a target contains and where they live, resolved from one fresh listing. */

@@ -54,12 +54,9 @@
 import type { Receivers } from "./preview.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneFacts, PaneRow, SessionFacts, WindowFacts } from "../rows.ts";
-import {
-  checkGeneration,
-  paneNotFound,
-  resolveSessionRef,
-  windowNotFound,
-} from "../tmux/read/targets.ts";
+import { checkGeneration } from "../tmux/read/generation.ts";
+import { paneNotFound, windowNotFound } from "../tmux/read/not_found.ts";
+import { resolveSessionRef } from "../tmux/read/session_ref.ts";
 
 /** What the rules decide from: one fresh listing of the whole server. */
 export interface Listing {

@@ -1,5 +1,6 @@
-/** Argument schemas shared by many tools. */
+/** Argument schemas and checks shared by many tools. */
 import { z } from "zod";
+import { ToolError } from "../errors.ts";
 import { TEXT_LIMITS } from "../results.ts";
 
 // Three argument schemas below carry no description (their names say it; the server instructions
@@ -27,3 +28,30 @@ export const maxLinesSchema = z.int().positive();
 
 /** `maxBytes`: keep at most this many UTF-8 bytes of text, the newest (default `TEXT_LIMITS.bytes`). */
 export const maxBytesSchema = z.int().min(1).max(TEXT_LIMITS.maxBytes);
+
+/** The largest text one input call accepts (keys, text, command), in UTF-8 bytes. */
+export const INPUT_MAX_BYTES = 1_048_576;
+
+const encoder = new TextEncoder();
+
+/**
+ * The input tools' contract for the text they send, checked before the guard: no NUL (tmux cannot
+ * carry it) and at most {@link INPUT_MAX_BYTES}. The schemas bound the length in characters; this
+ * bounds the bytes.
+ */
+export function checkInputText(text: string, what: string): void {
+  if (text.includes("\0")) {
+    throw new ToolError("invalid_arguments", `${what} contains a NUL character`, {
+      hint: "tmux cannot carry NUL in text; to press Ctrl-Space (which sends NUL) use " +
+        'send_keys with {keys: "C-Space", enter: false}.',
+    });
+  }
+  const bytes = encoder.encode(text).length;
+  if (bytes > INPUT_MAX_BYTES) {
+    throw new ToolError(
+      "invalid_arguments",
+      `${what} is ${bytes} bytes; at most ${INPUT_MAX_BYTES} are accepted`,
+      { hint: "Split the text into several calls." },
+    );
+  }
+}

@@ -6,7 +6,7 @@ import { TmuxRunner } from "../../src/tmux/core/runner.ts";
 import type { TmuxContext } from "../../src/tmux/core/context.ts";
 import { literal, parseRows, rowFormat, separators } from "../../src/tmux/core/format.ts";
 import { listPanes, listSessions, listWindows } from "../../src/tmux/read/queries.ts";
-import { resolveSessionRef } from "../../src/tmux/read/targets.ts";
+import { resolveSessionRef } from "../../src/tmux/read/session_ref.ts";
 import { cleanEnv, contextFor, eventually, TmuxFixture } from "../support/fixture.ts";
 
 const env = cleanEnv();

@@ -5,7 +5,7 @@
  */
 import type { TmuxRunner } from "./runner.ts";
 import type { PaneQueue } from "./pane_queue.ts";
-import type { CallerIdentity } from "../read/targets.ts";
+import type { CallerIdentity } from "./caller.ts";
 
 /** What read-only funnel functions take: enough to list and capture, nothing to act with. */
 export interface TmuxReadContext {

@@ -24,35 +24,14 @@ import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { nonce } from "../core/format.ts";
 import { WINDOW_ID } from "../../rows.ts";
-import { paneArg } from "../read/targets.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** Text up to this many UTF-8 bytes goes as one `send-keys` argument; more goes via a buffer. */
 const ARGV_TEXT_BYTES = 8192;
-/** The largest text one input call accepts, in UTF-8 bytes. */
-export const INPUT_MAX_BYTES = 1_048_576;
 /** Prefix of our private paste buffers; the rest of the name is a per-call random nonce. */
 export const BUFFER_PREFIX = "tmux-mcp-";
 
 const encoder = new TextEncoder();
-
-/** Refuse text tmux cannot carry (NUL) or that is over {@link INPUT_MAX_BYTES}; return its bytes. */
-export function checkInputText(text: string, what: string): Uint8Array {
-  if (text.includes("\0")) {
-    throw new ToolError("invalid_arguments", `${what} contains a NUL character`, {
-      hint: "tmux cannot carry NUL in text; to press Ctrl-Space (which sends NUL) use " +
-        'send_keys with {keys: "C-Space", enter: false}.',
-    });
-  }
-  const bytes = encoder.encode(text);
-  if (bytes.length > INPUT_MAX_BYTES) {
-    throw new ToolError(
-      "invalid_arguments",
-      `${what} is ${bytes.length} bytes; at most ${INPUT_MAX_BYTES} are accepted`,
-      { hint: "Split the text into several calls." },
-    );
-  }
-  return bytes;
-}
 
 /**
  * Key names pressed as keys, spelled exactly as tmux documents them (tmux itself also accepts
@@ -65,9 +44,12 @@ const KEY_NAME = new RegExp(
     "|^(?:[CMS]-)+[!-~]$",
 );
 
-/** Whether a non-literal `keys` string is pressed as a key (else it is typed as text). */
-export function isKeyName(keys: string): boolean {
-  return KEY_NAME.test(keys);
+/**
+ * Whether {@link sendKeys} presses `keys` as one key rather than typing it: a key name, spelled
+ * exactly, sent without `literal`.
+ */
+export function pressesKey(keys: string, literal: boolean): boolean {
+  return !literal && KEY_NAME.test(keys);
 }
 
 /** One `send_keys` delivery. */
@@ -92,7 +74,8 @@ export async function sendKeys(
   signal?: AbortSignal,
 ): Promise<void> {
   const paneId = paneArg(delivery.paneId);
-  const bytes = checkInputText(delivery.keys, "keys");
+  // The tool checked the text (no NUL, at most its byte limit) before the guard.
+  const bytes = encoder.encode(delivery.keys);
   const enter: TmuxCommand[] = delivery.enter ? [["send-keys", "-t", paneId, "Enter"]] : [];
   if (bytes.length > ARGV_TEXT_BYTES) {
     // No key name is this long, so typing it and pasting it unchanged deliver the same bytes.
@@ -104,7 +87,7 @@ export async function sendKeys(
   }
   const commands: TmuxCommand[] = [];
   if (delivery.keys !== "") {
-    const typed = delivery.literal || !isKeyName(delivery.keys);
+    const typed = !pressesKey(delivery.keys, delivery.literal);
     commands.push(["send-keys", ...(typed ? ["-l"] : []), "-t", paneId, "--", delivery.keys]);
   }
   commands.push(...enter);
@@ -138,7 +121,7 @@ export async function pasteText(
   // line; a paste turns each LF into Enter, so CRLF would press Enter twice. Markers go first:
   // removing one can join a CR to an LF, while joining CRLF cannot assemble a marker.
   const normalized = stripPasteMarkers(text).replaceAll("\r\n", "\n");
-  const bytes = checkInputText(normalized, "text");
+  const bytes = encoder.encode(normalized);
   if (bytes.length === 0) {
     throw new ToolError("invalid_arguments", "text is empty", { hint: "Pass some text." });
   }

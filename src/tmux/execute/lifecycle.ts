@@ -28,15 +28,10 @@ import {
   probeVerdict,
   settledPath,
 } from "./start_directory.ts";
-import {
-  generationOf,
-  paneArg,
-  paneNotFound,
-  resolveSessionRef,
-  sessionNotFound,
-  windowArg,
-  windowNotFound,
-} from "../read/targets.ts";
+import { generationOf } from "../read/generation.ts";
+import { paneArg, windowArg } from "../core/ids.ts";
+import { paneNotFound, sessionNotFound, windowNotFound } from "../read/not_found.ts";
+import { resolveSessionRef } from "../read/session_ref.ts";
 import { snapshot } from "../read/queries.ts";
 
 const CREATED = rowFormat("N", {

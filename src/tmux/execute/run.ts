@@ -34,7 +34,8 @@ import { NoRoom } from "../live/endings.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
 import { type PaneFate, paneFate } from "../read/queries.ts";
-import { checkGeneration, paneArg } from "../read/targets.ts";
+import { checkGeneration } from "../read/generation.ts";
+import { paneArg } from "../core/ids.ts";
 import { settlesWithin } from "../../timing.ts";
 
 export { POSIX_SHELLS } from "./run_pane.ts";

@@ -7,7 +7,7 @@ import { preview, ToolError } from "../../errors.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import { parseRows, rowFormat, separators } from "../core/format.ts";
 import { paneShell } from "./shell_words.ts";
-import { paneArg } from "../read/targets.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** Foreground programs run_shell_command types into: POSIX-family shells. */
 export const POSIX_SHELLS: ReadonlySet<string> = new Set([

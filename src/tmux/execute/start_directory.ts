@@ -17,7 +17,7 @@ import type { TmuxContext } from "../core/context.ts";
 import { literal, nonce, parseRows, rowFormat, separators } from "../core/format.ts";
 import { BUFFER_PREFIX } from "./input.ts";
 import { checkPrintable } from "../manage/labels.ts";
-import { paneArg } from "../read/targets.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** How long an empty or unexpected `pane_current_path` is read again, at most. */
 const PATH_SETTLE_MS = 1000;

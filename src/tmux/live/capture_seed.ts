@@ -7,7 +7,9 @@ import type { EmulatorSeed } from "../../live/emulator.ts";
 import { paneHeader, section, SHRT_MAX } from "../read/capture.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import { flag, int, marker, rowFormat, separators, splitSections } from "../core/format.ts";
-import { generationOf, paneArg, rethrowPaneMissing } from "../read/targets.ts";
+import { generationOf } from "../read/generation.ts";
+import { paneArg } from "../core/ids.ts";
+import { rethrowPaneMissing } from "../read/not_found.ts";
 
 /** The header fields both captures start with: the pane, its process, its size and the cursor. */
 const PANE_AND_CURSOR = {

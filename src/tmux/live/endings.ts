@@ -4,7 +4,7 @@
  */
 import { ToolError } from "../../errors.ts";
 import type { PaneContinuity } from "./pane_check.ts";
-import { paneNotFound } from "../read/targets.ts";
+import { paneNotFound } from "../read/not_found.ts";
 
 /**
  * What a cursor of a stream that ended with `why` answers now. A wait in progress when the

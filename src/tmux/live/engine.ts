@@ -12,7 +12,7 @@
  */
 import { ToolError } from "../../errors.ts";
 import { oversize, type PaneEmulator } from "../../live/emulator.ts";
-import { RunMarks } from "../../live/run_frame.ts";
+import { RunMarks } from "../../live/run_marks.ts";
 import { PaneStream } from "../../live/stream.ts";
 import type { TmuxRunner } from "../core/runner.ts";
 import type { TmuxReadContext } from "../core/context.ts";
@@ -25,7 +25,7 @@ import { alignRows, seedDone, seedStream } from "./seed.ts";
 import { readBack } from "./history_rows.ts";
 import type { RowRange, TmuxRows } from "../../live/read_back.ts";
 import { snapshot } from "../read/queries.ts";
-import { paneNotFound, rethrowPaneMissing } from "../read/targets.ts";
+import { paneNotFound, rethrowPaneMissing } from "../read/not_found.ts";
 import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
 
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */

@@ -28,7 +28,8 @@ import type { TmuxReadContext } from "../core/context.ts";
 import type { ControlClient } from "../control/client.ts";
 import { int, marker, rowFormat, separators, splitSections } from "../core/format.ts";
 import { capturedLines, scrolledBy, wrapFlags } from "./history_count.ts";
-import { generationOf, paneArg } from "../read/targets.ts";
+import { generationOf } from "../read/generation.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** Attempts of one read-back before its rows are given up (the read discloses them missed). */
 const ATTEMPTS = 3;

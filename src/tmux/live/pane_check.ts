@@ -6,7 +6,8 @@
 import type { PaneStream } from "../../live/stream.ts";
 import type { ControlClient } from "../control/client.ts";
 import { int, parseRows, rowFormat, separators } from "../core/format.ts";
-import { generationOf, paneArg } from "../read/targets.ts";
+import { generationOf } from "../read/generation.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** What {@link checkPane} can find. */
 export type PaneContinuity = "same" | "gone" | "replaced" | "moved";

@@ -8,7 +8,7 @@ import { captureSeed } from "./capture_seed.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import type { ControlClient } from "../control/client.ts";
 import { int } from "../core/format.ts";
-import { paneArg } from "../read/targets.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** Seeding captures taken while output keeps arriving, before the last one is used as it is. */
 const SEED_ATTEMPTS = 3;

@@ -5,7 +5,7 @@
  */
 import { preview, ToolError } from "../../errors.ts";
 import { refuseFlagLike } from "../core/argv.ts";
-import { SESSION_ID } from "../read/targets.ts";
+import { SESSION_ID } from "../core/ids.ts";
 
 /** Characters of a session or window name accepted (session references are at most 256). */
 export const MAX_NAME_CHARS = 256;

@@ -41,7 +41,9 @@ import {
   type WindowState,
   windowState,
 } from "./setter.ts";
-import { paneArg, resolveSessionRef, windowArg, windowNotFound } from "../read/targets.ts";
+import { paneArg, windowArg } from "../core/ids.ts";
+import { resolveSessionRef } from "../read/session_ref.ts";
+import { windowNotFound } from "../read/not_found.ts";
 
 /**
  * The largest `history-limit` accepted. A pane full of 80-column lines costs tmux about 440

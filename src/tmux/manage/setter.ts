@@ -11,7 +11,8 @@ import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { flag, int, parseRows, rowFormat, type Separators } from "../core/format.ts";
 import { decodeWindow, WINDOWS } from "../read/queries.ts";
-import { paneArg, paneNotFound, sessionNotFound, windowNotFound } from "../read/targets.ts";
+import { paneArg } from "../core/ids.ts";
+import { paneNotFound, sessionNotFound, windowNotFound } from "../read/not_found.ts";
 
 /** The object a setter addresses; a missing one is reported as its own `target_not_found`. */
 type SetterTarget =

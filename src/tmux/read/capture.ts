@@ -16,7 +16,9 @@ import {
   splitSections,
   type TaggedRow,
 } from "../core/format.ts";
-import { generationOf, paneArg, paneNotFound, rethrowPaneMissing } from "./targets.ts";
+import { generationOf } from "./generation.ts";
+import { paneArg } from "../core/ids.ts";
+import { paneNotFound, rethrowPaneMissing } from "./not_found.ts";
 import { ToolError } from "../../errors.ts";
 import { byteLength } from "../../utf8.ts";
 

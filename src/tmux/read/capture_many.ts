@@ -7,7 +7,7 @@
 import { ToolError } from "../../errors.ts";
 import type { TmuxReadContext } from "../core/context.ts";
 import { marker, separators, splitSections } from "../core/format.ts";
-import { paneArg } from "./targets.ts";
+import { paneArg } from "../core/ids.ts";
 
 /** One pane to capture for a search: the newest `rows` rows up to the screen's bottom. */
 interface ManyItem {

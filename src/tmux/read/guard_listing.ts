@@ -13,19 +13,19 @@
  * Every command prints plain variables, so the chain takes the control route (§5.14) when it is up.
  */
 import type { TmuxReadContext } from "../core/context.ts";
-import { PANE_ID, type PaneFacts } from "../../rows.ts";
+import type { PaneFacts } from "../../rows.ts";
 import { flag, int, marker, parseRows, rowFormat, separators } from "../core/format.ts";
 import {
   type ClientRow,
-  generationOf,
   hostsClient,
-  isCallerPane,
   isWatched,
-  paneArg,
-  rethrowPaneMissing,
   sessionsShownWhole,
   watchers,
-} from "./targets.ts";
+} from "./watchers.ts";
+import { generationOf } from "./generation.ts";
+import { isCallerPane } from "../core/caller.ts";
+import { paneArg } from "../core/ids.ts";
+import { rethrowPaneMissing } from "./not_found.ts";
 
 /** A pane as the guard's listing shows it: `currentCommand` only for the panes asked. */
 export type GuardPane =
@@ -91,10 +91,7 @@ const LABEL = rowFormat("L", {
 
 /** `display-message` rows of `format` for each pane in `ids` (validated `%N` ids only). */
 function perPane(ids: readonly string[], format: string): string[][] {
-  return [...new Set(ids)].map((id) => {
-    if (!PANE_ID.test(id)) throw new Error("internal: not a pane id");
-    return ["display-message", "-p", "-t", paneArg(id), format];
-  });
+  return [...new Set(ids)].map((id) => ["display-message", "-p", "-t", paneArg(id), format]);
 }
 
 /**

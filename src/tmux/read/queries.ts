@@ -18,20 +18,12 @@ import {
   splitSections,
   type TaggedRow,
 } from "../core/format.ts";
-import {
-  type ClientRow,
-  generationOf,
-  hostsClient,
-  isCallerPane,
-  isWatched,
-  paneArg,
-  paneNotFound,
-  resolveSessionRef,
-  rethrowWindowMissing,
-  watchers,
-  windowArg,
-  windowNotFound,
-} from "./targets.ts";
+import { type ClientRow, hostsClient, isWatched, watchers } from "./watchers.ts";
+import { generationOf } from "./generation.ts";
+import { isCallerPane } from "../core/caller.ts";
+import { paneArg, windowArg } from "../core/ids.ts";
+import { paneNotFound, rethrowWindowMissing, windowNotFound } from "./not_found.ts";
+import { resolveSessionRef } from "./session_ref.ts";
 
 const CLIENTS = rowFormat("C", {
   pid: "client_pid",

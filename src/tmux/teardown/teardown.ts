@@ -13,14 +13,8 @@
 import { ToolError } from "../../errors.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { int, parseRows, rowFormat, separators } from "../core/format.ts";
-import {
-  paneArg,
-  paneNotFound,
-  SESSION_ID,
-  sessionNotFound,
-  windowArg,
-  windowNotFound,
-} from "../read/targets.ts";
+import { paneArg, SESSION_ID, windowArg } from "../core/ids.ts";
+import { paneNotFound, sessionNotFound, windowNotFound } from "../read/not_found.ts";
 import { pauseUnlessAborted } from "../../timing.ts";
 
 /** What a kill addresses, by id. */

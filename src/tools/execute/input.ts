@@ -1,23 +1,25 @@
 /**
- * Input tools: send_keys, send_keys_batch (the send_keys_batch contract, docs/design.md §1.4), paste_text, set_synchronize_panes.
- * Every send runs the preflight of src/guard/input_guard.ts immediately before it, under the pane's queue.
+ * Input tools: send_keys, send_keys_batch (the send_keys_batch contract, docs/design.md §1.4),
+ * paste_text, set_synchronize_panes. A keypress runs down once: the tool checks its arguments
+ * (its contract), the guard decides in one call from a listing it asks for below
+ * (src/guard/input_guard.ts) and, with the panes held, the wait's mark is taken and the funnel
+ * sends (src/tmux/execute/input.ts); the wait after the input comes last.
  */
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { withWindowGuard } from "../../guard/hold.ts";
-import { type InputTarget, preflightInput, withInputGuard } from "../../guard/input_guard.ts";
+import { checkBeforeEnter, type InputTarget, withInputGuard } from "../../guard/input_guard.ts";
 import { preflightSynchronize } from "../../guard/preflight.ts";
 import {
-  checkInputText,
-  INPUT_MAX_BYTES,
-  isKeyName,
   pasteText,
   pressEnter,
+  pressesKey,
   sendKeys,
   setSynchronizePanes,
 } from "../../tmux/execute/input.ts";
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
+import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
 import { sleepOrCancel } from "../waiting.ts";
 import {
@@ -50,7 +52,7 @@ const sentSchema = z.object({
   ),
 }).shape;
 
-/** Refuse a call that would send nothing, or text tmux cannot carry; before any tmux call. */
+/** The tool's contract for one send: something to send, and text tmux can carry. */
 function checkKeys(keys: string, enter: boolean): void {
   if (keys === "" && !enter) {
     throw new ToolError("invalid_arguments", "keys is empty and enter is false: nothing to send", {
@@ -61,8 +63,9 @@ function checkKeys(keys: string, enter: boolean): void {
 }
 
 /**
- * One send_keys: preflight, then keys (and Enter) under the pane's queue; with `plan`, the mark a
- * wait after the input starts from is taken just before the keys (docs/design.md §7.10).
+ * One send_keys: the contract, then the guard's decision and, under it, the keys (and Enter);
+ * with `plan`, the mark a wait after the input starts from is taken just before the keys
+ * (docs/design.md §7.10).
  */
 async function sendOne(
   ctx: ActingContext,
@@ -70,40 +73,21 @@ async function sendOne(
   plan?: WaitPlan,
 ): Promise<InputTarget & { start?: InputStart }> {
   const enter = op.enter ?? true;
+  const literal = op.literal ?? false;
   checkKeys(op.keys, enter);
-  // Key presses reach a pane busy with run_shell_command's command (C-c, q, y…); text does not.
-  const pressed = !op.literal && isKeyName(op.keys);
-  const presses = op.keys === "" || [...op.keys].length === 1 || pressed;
   return await withInputGuard(ctx, op.paneId, op.force ?? false, async (target) => {
-    const start = plan && await markBeforeInput(ctx, target.pane, pressed ? undefined : op.keys);
+    // A key pressed has no echo to skip; typed text does.
+    const typed = pressesKey(op.keys, literal) ? undefined : op.keys;
+    const start = plan && await markBeforeInput(ctx, target.pane, typed);
     await sendKeys(ctx.tmux, {
       paneId: op.paneId,
       receivers: target.resolvedPaneIds,
       keys: op.keys,
-      literal: op.literal ?? false,
+      literal,
       enter,
     }, ctx.signal);
     return { ...target, start };
-  }, presses ? "keys" : "text");
-}
-
-/**
- * Refuse a multi-line paste with `enter: false` into a pane whose program is known (from its
- * stream) not to bracket pastes: each line would run at once, which `enter: false` promises not to
- * do. A pane that is not streamed, or whose mode the stream has not seen yet, is let through as
- * the description says.
- */
-function refuseUnbracketed(ctx: ActingContext, panes: readonly string[]): void {
-  const open = panes.find((id) => ctx.live?.bracketedPaste(id) === false);
-  if (open === undefined) return;
-  throw new ToolError(
-    "target_denied",
-    `the program in pane ${open} has bracketed paste off, so each pasted line would run at ` +
-      "once although enter is false",
-    {
-      hint: "Pass enter: true if the lines should run, or paste one line at a time.",
-    },
-  );
+  }, { keys: op.keys, literal });
 }
 
 /** With `waitFor`, wait after the input and answer what came (nothing without it). */
@@ -238,7 +222,6 @@ export const inputTools = [
       const plan = planWait(waitFor, ctx);
       let start: InputStart | undefined;
       const sent = await withInputGuard(ctx, paneId, force, async (target) => {
-        if (!enter && /[\r\n]/.test(text)) refuseUnbracketed(ctx, target.resolvedPaneIds);
         start = plan && await markBeforeInput(ctx, target.pane, text);
         const bytes = await pasteText(ctx.tmux, target.resolvedPaneIds, text, ctx.signal);
         if (enter) {
@@ -248,27 +231,11 @@ export const inputTools = [
             "the call was cancelled after the paste, before Enter",
             "possible",
           );
-          // The pause is long enough for a person to arrive or a mode to start: check again,
-          // and refuse the Enter (the paste already happened) if the pane is no longer ours.
-          try {
-            const again = await preflightInput(ctx, paneId, force);
-            if (again.resolvedPaneIds.join() !== target.resolvedPaneIds.join()) {
-              throw new ToolError(
-                "target_denied",
-                "the synchronized panes changed during the paste",
-                {
-                  hint:
-                    "The text was pasted but Enter was not pressed; check the panes and press Enter with send_keys.",
-                },
-              );
-            }
-          } catch (error) {
-            throw error instanceof ToolError ? error.withEffects("possible") : error;
-          }
+          await checkBeforeEnter(ctx, target, force);
           await pressEnter(ctx.tmux, paneId, ctx.signal);
         }
         return { paneId, resolvedPaneIds: target.resolvedPaneIds, bytes };
-      });
+      }, { paste: { text, enter } });
       return { ...sent, ...await waited(ctx, start, plan) };
     },
   }),

@@ -10,7 +10,7 @@ import { ToolError } from "../../errors.ts";
 import { withInputGuard } from "../../guard/input_guard.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
-import { checkInputText, INPUT_MAX_BYTES } from "../../tmux/execute/input.ts";
+import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
 import {
   awaitRun,
   keepRun,

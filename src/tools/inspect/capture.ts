@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { capturePane, snapshotPane } from "../../tmux/read/capture.ts";
-import { checkGeneration } from "../../tmux/read/targets.ts";
+import { checkGeneration } from "../../tmux/read/generation.ts";
 import { defineTool } from "../../tool_types.ts";
 import { paneIdSchema, pickShape } from "../../rows.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";

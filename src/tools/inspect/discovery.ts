@@ -4,7 +4,7 @@ import { ToolError } from "../../errors.ts";
 import { boundList, LIST_BYTES, LIST_LIMIT } from "../../results.ts";
 import { describeSocket } from "../../tmux/core/argv.ts";
 import { listPaneRows, listSessions, listWindows } from "../../tmux/read/queries.ts";
-import { resolveSessionRef } from "../../tmux/read/targets.ts";
+import { resolveSessionRef } from "../../tmux/read/session_ref.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import {
   paneRowSchema,

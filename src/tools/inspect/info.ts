@@ -12,12 +12,9 @@ import {
   VARIABLE_NAME,
   windowWithPanes,
 } from "../../tmux/read/queries.ts";
-import {
-  checkGeneration,
-  paneNotFound,
-  resolveSessionRef,
-  rethrowPaneMissing,
-} from "../../tmux/read/targets.ts";
+import { checkGeneration } from "../../tmux/read/generation.ts";
+import { paneNotFound, rethrowPaneMissing } from "../../tmux/read/not_found.ts";
+import { resolveSessionRef } from "../../tmux/read/session_ref.ts";
 import { defineTool } from "../../tool_types.ts";
 import {
   paneDetailsSchema,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { withContent } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
 import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
-import { checkGeneration } from "../../tmux/read/targets.ts";
+import { checkGeneration } from "../../tmux/read/generation.ts";
 import { defineTool } from "../../tool_types.ts";
 import { generationSchema } from "../schemas.ts";
 import { THEMES } from "../../render/palette.ts";

@@ -14,7 +14,7 @@ import { ToolError } from "../../errors.ts";
 import { byteLength } from "../../results.ts";
 import { captureMany } from "../../tmux/read/capture_many.ts";
 import { listPanes } from "../../tmux/read/queries.ts";
-import { resolveSessionRef } from "../../tmux/read/targets.ts";
+import { resolveSessionRef } from "../../tmux/read/session_ref.ts";
 import { hostField, pickShape } from "../../rows.ts";
 import { defineTool } from "../../tool_types.ts";
 import type { MatchBounds } from "../../pattern/pool.ts";

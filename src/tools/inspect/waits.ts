@@ -27,7 +27,7 @@ import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../../resu
 import { paneIdSchema } from "../../rows.ts";
 import { capturePane } from "../../tmux/read/capture.ts";
 import { paneFate } from "../../tmux/read/queries.ts";
-import { checkGeneration } from "../../tmux/read/targets.ts";
+import { checkGeneration } from "../../tmux/read/generation.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
 import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";

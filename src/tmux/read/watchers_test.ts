@@ -4,7 +4,7 @@
  * which windows count as watched.
  */
 import { assertEquals } from "../../../tests/support/assert.ts";
-import { type ClientRow, isWatched, sessionsShownWhole, watchers } from "./targets.ts";
+import { type ClientRow, isWatched, sessionsShownWhole, watchers } from "./watchers.ts";
 
 /** A client row with defaults: a plain client of session $1 showing window @1. */
 function client(over: Partial<ClientRow>): ClientRow {
