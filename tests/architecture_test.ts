@@ -78,7 +78,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/view/"],
   ["src/live/"],
   ["src/pattern/"],
-  ["src/rows.ts"],
+  ["src/rows.ts", "src/id_marks.ts"],
   ["src/render/"],
   ["src/generated/"],
   ["src/version.ts", "src/utf8.ts", "src/random.ts", "src/timing.ts"],

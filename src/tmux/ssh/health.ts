@@ -66,8 +66,9 @@ export class RemoteHealth {
       if (!(error instanceof ToolError) || error.code !== "timeout" || signal.aborted) throw error;
       throw new ToolError(
         "host_unreachable",
-        `host ${name}: first contact over ssh did not finish within ${FIRST_CONTACT_MS / 1000} s`,
+        `first contact over ssh did not finish within ${FIRST_CONTACT_MS / 1000} s`,
         {
+          host: name,
           hint: `Retry: the connection goes on being made; check with ` +
             `\`${checkCommand(this.#remote.master.options)}\`.`,
           retryable: true,
@@ -109,8 +110,9 @@ export class RemoteHealth {
     const name = this.#remote.name;
     const error = new SshError(
       "unreachable",
-      `host ${name} stopped answering over ssh (nothing within ${PROBE_MS / 1000} s)`,
+      `stopped answering over ssh (nothing within ${PROBE_MS / 1000} s)`,
       {
+        host: name,
         hint: `Try again later; check with \`${checkCommand(this.#remote.master.options)}\`.`,
         retryable: true,
       },

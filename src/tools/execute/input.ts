@@ -18,6 +18,7 @@ import {
 } from "../../tmux/execute/input.ts";
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
+import { tmuxId } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
 import { sleepOrCancel } from "../waiting.ts";
 import {
@@ -39,12 +40,14 @@ const PASTE_ENTER_DELAY_MS = 150;
 const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as const;
 
 /** A pane id, described as the send_keys_batch contract describes it. */
-const stablePaneId = z.string().regex(/^%\d+$/).describe("Stable pane id, e.g. %1.");
+const stablePaneId = tmuxId("pane", z.string().regex(/^%\d+$/)).describe(
+  "Stable pane id, e.g. %1.",
+);
 
 const forceSchema = z.boolean().describe("Allow your own pane.");
 
 const sentSchema = z.object({
-  paneId: z.string(),
+  paneId: tmuxId("pane"),
   resolvedPaneIds: z.array(stablePaneId).describe(
     "Every pane that received the input: paneId first, then its synchronized partners.",
   ),
@@ -283,7 +286,7 @@ export const inputTools = [
       enabled: z.boolean(),
       force: forceSchema.optional(),
     }).strict(),
-    output: z.object({ windowId: z.string(), enabled: z.boolean() }).strict(),
+    output: z.object({ windowId: tmuxId("window"), enabled: z.boolean() }).strict(),
     annotations: "setter",
     capability: META,
     handler: async ({ windowId, enabled, force = false }, ctx) =>

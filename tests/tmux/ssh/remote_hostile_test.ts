@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the sample walks untyped JSON Schema documents
 /**
  * The remote surface under hostile input (docs/design.md §5.15): qualified ids in every argument
  * and result, grants per host, the remote login shell's noise, a remote tmux that is too old, and
@@ -10,10 +11,13 @@ import { TOOLS } from "../../../src/catalog.ts";
 import { ToolError } from "../../../src/errors.ts";
 import {
   boundMerged,
+  type HostPlan,
   mergeListings,
   planHost,
   qualifyResult,
 } from "../../../src/server/host_ids.ts";
+import { hostSurface } from "../../../src/server/host_call.ts";
+import type { ToolSpec } from "../../../src/tool_types.ts";
 import { z } from "zod";
 import { sshdMissing, SshRig } from "../../support/sshd.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
@@ -27,73 +31,99 @@ const PLAIN = 'eval "$SSH_ORIGINAL_COMMAND"\n';
 
 const REMOTES = new Set(["m1"]);
 
-/** Output keys whose schema is an id's pattern (`^%\d+$`, `^@\d+$`, `^\$\d+$`), per tool. */
-function idKeys(schema: unknown, key = "", out = new Set<string>()): Set<string> {
-  if (Array.isArray(schema)) schema.forEach((s) => idKeys(s, key, out));
-  if (schema === null || typeof schema !== "object") return out;
-  const node = schema as Record<string, unknown>;
-  if (typeof node.pattern === "string" && /^\^\\?[%@$]/.test(node.pattern)) out.add(key);
-  for (const [k, v] of Object.entries(node)) {
-    if (k === "properties") {
-      for (const [name, s] of Object.entries(v as object)) idKeys(s, name, out);
-    } else if (k !== "pattern") idKeys(v, key, out);
-  }
-  return out;
+/** A tool's spec as served with remote hosts (`host` added where it names no object). */
+function hosted(name: string): ToolSpec {
+  return hostSurface(TOOLS.filter((t) => t.name === name), [...REMOTES])[0];
 }
 
-Deno.test("remote hostile: every result field whose schema is an id comes back qualified", () => {
-  const keys = new Set<string>();
+/** What `planHost` does with a call of `tool`: its plan, or the error it refuses with. */
+function plan(tool: string, args: unknown): HostPlan | ToolError {
+  try {
+    return planHost(hosted(tool).input, args, REMOTES);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+}
+
+/** Is the JSON Schema pattern an id's (`^%\d+$`, `^@\d+$`, `^\$\d+$`, a cursor's)? */
+const ID_PATTERN = /^\^(\\?[%@$]|ltxc1)/;
+
+/**
+ * A value of every field of a JSON Schema (one row per array, the first variant of a union), an id
+ * pattern's field holding a plain id; and the paths of those id fields.
+ */
+function sample(schema: any, path: string, ids: string[]): unknown {
+  if (schema.anyOf) return sample(schema.anyOf.find((s: any) => s.type !== "null"), path, ids);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === "object") {
+    return Object.fromEntries(
+      Object.entries(schema.properties ?? {}).map(([k, s]) => [k, sample(s, `${path}.${k}`, ids)]),
+    );
+  }
+  if (type === "array") return [sample(schema.items, `${path}[0]`, ids)];
+  if (type !== "string") return type === "boolean" ? true : 1;
+  if (schema.const !== undefined || schema.enum) return schema.const ?? schema.enum[0];
+  if (typeof schema.pattern !== "string" || !ID_PATTERN.test(schema.pattern)) return "text";
+  ids.push(path);
+  return schema.pattern.includes("ltxc1")
+    ? "ltxc1.00.0"
+    : `${schema.pattern[1].replace("\\", "")}1`;
+}
+
+/** The value at a sample path (`.panes[0].paneId`). */
+function at(value: unknown, path: string): unknown {
+  return [...path.matchAll(/\.([^.[]+)|\[(\d+)\]/g)]
+    .reduce((v: any, m) => v?.[m[1] ?? Number(m[2])], value);
+}
+
+Deno.test("remote hostile: every result field whose schema is an id's pattern comes back qualified", () => {
+  let found = 0;
   for (const spec of TOOLS) {
-    idKeys(z.toJSONSchema(spec.output, { io: "output", unrepresentable: "any" }), "", keys);
+    const ids: string[] = [];
+    const data = sample(z.toJSONSchema(spec.output, { io: "output" }), "", ids);
+    const out = qualifyResult(spec.output, data, "m1");
+    for (const path of ids) {
+      const value = String(at(out, path));
+      assert(value.startsWith("m1:"), `${spec.name}${path}: ${value}`);
+      found++;
+    }
   }
-  // Found at all (the walk works): the listings' ids, and the teardown tools' ended panes.
-  for (const known of ["paneId", "windowId", "panesEnded"]) assert(keys.has(known), known);
-  for (const key of keys) {
-    assertEquals(qualifyResult({ [key]: "%1" }, "m1"), { [key]: "m1:%1" }, key);
-    assertEquals(qualifyResult({ [key]: ["%1"] }, "m1"), { [key]: ["m1:%1"] }, key);
-  }
+  // Found at all (the walk works): the rows' ids, and created, typed-into and ended panes.
+  assert(found >= 20, `${found} id fields`);
 });
 
 Deno.test("remote hostile: a `host` that is not a name is refused, never sent to this machine", () => {
   for (const host of [5, null, ["m1"], { name: "m1" }, true, "M1", "m1 ", "local:m1"]) {
-    const error = (() => {
-      try {
-        planHost({ host, name: "x" }, REMOTES);
-      } catch (e) {
-        return e;
-      }
-    })();
+    const error = plan("create_session", { host, name: "x" });
     assert(error instanceof ToolError, JSON.stringify(host));
     assertEquals(error.code, "invalid_arguments");
   }
   // A long (or secret) name is echoed only in part.
-  const long = "s3cret-".repeat(1000);
-  try {
-    planHost({ host: long }, REMOTES);
-    throw new Error("accepted");
-  } catch (e) {
-    assert(e instanceof ToolError);
-    assert(e.message.length < 120, e.message);
-  }
+  const error = plan("create_session", { host: "s3cret-".repeat(1000) });
+  assert(error instanceof ToolError && error.message.length < 120, String(error));
 });
 
 Deno.test("remote hostile: with `host`, a plain id or session name (as rows show it) is that host's", () => {
-  assertEquals(planHost({ host: "m1", session: "work" }, REMOTES), {
+  assertEquals(plan("list_windows", { host: "m1", session: "work" }), {
     host: "m1",
     args: { session: "work" },
   });
-  assertEquals(planHost({ host: "m1", target: "%0" }, REMOTES), {
+  assertEquals(plan("show_option", { host: "m1", name: "x", target: "%0" }), {
     host: "m1",
-    args: { target: "%0" },
+    args: { name: "x", target: "%0" },
   });
   // A prefix of another host still conflicts with it.
-  for (const args of [{ host: "m1", session: "local:work" }, { host: "local", paneId: "m1:%0" }]) {
-    try {
-      planHost(args, REMOTES);
-      throw new Error(`accepted ${JSON.stringify(args)}`);
-    } catch (e) {
-      assert(e instanceof ToolError && e.code === "invalid_arguments", String(e));
-    }
+  const conflicts: Array<[string, unknown]> = [
+    ["list_windows", { host: "m1", session: "local:work" }],
+    ["list_panes", { host: "local", window: "m1:@0" }],
+    ["send_keys_batch", {
+      operations: [{ paneId: "m1:%0", keys: "x" }, { paneId: "%1", keys: "y" }],
+    }],
+  ];
+  for (const [tool, args] of conflicts) {
+    const error = plan(tool, args);
+    assert(error instanceof ToolError && error.code === "invalid_arguments", String(error));
   }
 });
 
@@ -102,15 +132,11 @@ Deno.test("remote hostile: a read batch takes no host of its own (its rows answe
     host: "m1",
     operations: [{ tool: "get_pane_info", arguments: { paneId: "%0" } }],
   };
-  try {
-    planHost(batch, REMOTES);
-    throw new Error("accepted");
-  } catch (e) {
-    assert(e instanceof ToolError && e.code === "invalid_arguments", String(e));
-  }
+  const error = plan("call_read_tools_batch", batch);
+  assert(error instanceof ToolError && error.code === "invalid_arguments", String(error));
   // Inside a row, host is that row's.
   const rows = { operations: [{ tool: "list_panes", arguments: { host: "m1" } }] };
-  assertEquals(planHost(rows, REMOTES), { host: undefined, args: rows });
+  assertEquals(plan("call_read_tools_batch", rows), { host: undefined, args: rows });
 });
 
 async function setUp(
@@ -351,11 +377,11 @@ Deno.test({
     await Deno.writeTextFile(`${env.rig.dir}/force.sh`, `PATH=${bin}:$PATH\n${PLAIN}`);
     const old = await fails(client, "capture_pane", { paneId: "m1:%0" });
     assertEquals(old.code, "unsupported");
-    assertMatch(old.message, /^host m1 runs tmux 2\.9a; 3\.2 or newer/);
+    assertMatch(old.message, /^host m1: runs tmux 2\.9a; 3\.2 or newer/);
     // A listing across hosts still answers, with a note naming the host.
     const listed = await ok<{ panes: unknown[]; note?: string }>(client, "list_panes");
     assertEquals(listed.panes.length, 1);
-    assertMatch(listed.note ?? "", /host m1 runs tmux 2\.9a/);
+    assertMatch(listed.note ?? "", /host m1: runs tmux 2\.9a/);
     await fake("exit 127");
     assertEquals((await fails(client, "get_server_info", { host: "m1" })).code, "tmux_not_found");
   },
