@@ -11,7 +11,7 @@
  * First contact (the master, `tmux -V`) has its own deadline, {@link FIRST_CONTACT_MS}, apart from
  * the deadlines of the call that made it.
  */
-import { ToolError } from "../../errors.ts";
+import { onHostText, ToolError } from "../../errors.ts";
 import { checkCommand, SshError } from "./master.ts";
 import type { RemoteHost } from "./remote_host.ts";
 
@@ -119,7 +119,7 @@ export class RemoteHealth {
     );
     this.#remote.starter.backOff(error);
     this.#log(
-      `host ${name}: no answer over ssh within ${PROBE_MS / 1000} s; closing its connection`,
+      onHostText(`no answer over ssh within ${PROBE_MS / 1000} s; closing its connection`, name),
     );
     // Every call and control client of ours on the host rides the master: they end with it.
     await this.#remote.master.close();
