@@ -1,21 +1,139 @@
+// deno-lint-ignore-file no-explicit-any -- the sample walks untyped JSON Schema documents
 /**
- * No bare id comes back from a remote host (docs/design.md §5.15): every tool whose result holds
- * an id is called on a remote host (a private sshd, tests/support/sshd.ts), and no `$N`, `@N`,
- * `%N`, cursor or runId appears in its structuredContent or text without `m1:` before it, nor a
- * remote session's name. Such an id would address this machine's object of the same number. The
- * sweep also checks it called every tool whose output schema marks an id, so a new one cannot be
- * left out. Skipped, with the reason, where sshd or root is missing.
+ * Qualified ids at the edge (docs/design.md §5.15). Without ssh: every result field whose schema is
+ * an id's pattern comes back qualified, and arguments name one host, never this machine by
+ * accident (a malformed `host`, a batch's own `host`). Over ssh: every tool whose result holds an
+ * id is called on a remote host (a private sshd, tests/support/sshd.ts), and no `$N`, `@N`, `%N`,
+ * cursor or runId appears in its structuredContent or text without `m1:` before it, nor a remote
+ * session's name: such an id would address this machine's object of the same number. The sweep
+ * checks it called every tool whose output schema marks an id, so a new one cannot be left out.
+ * The sweep is skipped, with the reason, where sshd or root is missing.
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { call, connectStdio } from "../../support/client.ts";
 import { TmuxFixture } from "../../support/fixture.ts";
 import { sshdMissing, SshRig } from "../../support/sshd.ts";
 import { TOOLS } from "../../../src/catalog.ts";
+import { ToolError } from "../../../src/errors.ts";
 import { anyMark } from "../../../src/id_marks.ts";
+import { hostSurface } from "../../../src/server/host_call.ts";
+import { type HostPlan, planHost, qualifyResult } from "../../../src/server/host_ids.ts";
+import type { ToolSpec } from "../../../src/tool_types.ts";
+import { z } from "zod";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 
 const missing = await sshdMissing();
 const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
+
+const REMOTES = new Set(["m1"]);
+
+/** A tool's spec as served with remote hosts (`host` added where it names no object). */
+function hosted(name: string): ToolSpec {
+  return hostSurface(TOOLS.filter((t) => t.name === name), [...REMOTES])[0];
+}
+
+/** What `planHost` does with a call of `tool`: its plan, or the error it refuses with. */
+function plan(tool: string, args: unknown): HostPlan | ToolError {
+  try {
+    return planHost(hosted(tool).input, args, REMOTES);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+}
+
+/** Is the JSON Schema pattern an id's (`^%\d+$`, `^@\d+$`, `^\$\d+$`, a cursor's)? */
+const ID_PATTERN = /^\^(\\?[%@$]|ltxc1)/;
+
+/**
+ * A value of every field of a JSON Schema (one row per array, the first variant of a union), an id
+ * pattern's field holding a plain id; and the paths of those id fields.
+ */
+function sample(schema: any, path: string, ids: string[]): unknown {
+  if (schema.anyOf) return sample(schema.anyOf.find((s: any) => s.type !== "null"), path, ids);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === "object") {
+    return Object.fromEntries(
+      Object.entries(schema.properties ?? {}).map(([k, s]) => [k, sample(s, `${path}.${k}`, ids)]),
+    );
+  }
+  if (type === "array") return [sample(schema.items, `${path}[0]`, ids)];
+  if (type !== "string") return type === "boolean" ? true : 1;
+  if (schema.const !== undefined || schema.enum) return schema.const ?? schema.enum[0];
+  if (typeof schema.pattern !== "string" || !ID_PATTERN.test(schema.pattern)) return "text";
+  ids.push(path);
+  return schema.pattern.includes("ltxc1")
+    ? "ltxc1.00.0"
+    : `${schema.pattern[1].replace("\\", "")}1`;
+}
+
+/** The value at a sample path (`.panes[0].paneId`). */
+function at(value: unknown, path: string): unknown {
+  return [...path.matchAll(/\.([^.[]+)|\[(\d+)\]/g)]
+    .reduce((v: any, m) => v?.[m[1] ?? Number(m[2])], value);
+}
+
+Deno.test("remote hostile: every result field whose schema is an id's pattern comes back qualified", () => {
+  let found = 0;
+  for (const spec of TOOLS) {
+    const ids: string[] = [];
+    const data = sample(z.toJSONSchema(spec.output, { io: "output" }), "", ids);
+    const out = qualifyResult(spec.output, data, "m1");
+    for (const path of ids) {
+      const value = String(at(out, path));
+      assert(value.startsWith("m1:"), `${spec.name}${path}: ${value}`);
+      found++;
+    }
+  }
+  // Found at all (the walk works): the rows' ids, and created, typed-into and ended panes.
+  assert(found >= 20, `${found} id fields`);
+});
+
+Deno.test("remote hostile: a `host` that is not a name is refused, never sent to this machine", () => {
+  for (const host of [5, null, ["m1"], { name: "m1" }, true, "M1", "m1 ", "local:m1"]) {
+    const error = plan("create_session", { host, name: "x" });
+    assert(error instanceof ToolError, JSON.stringify(host));
+    assertEquals(error.code, "invalid_arguments");
+  }
+  // A long (or secret) name is echoed only in part.
+  const error = plan("create_session", { host: "s3cret-".repeat(1000) });
+  assert(error instanceof ToolError && error.message.length < 120, String(error));
+});
+
+Deno.test("remote hostile: with `host`, a plain id or session name (as rows show it) is that host's", () => {
+  assertEquals(plan("list_windows", { host: "m1", session: "work" }), {
+    host: "m1",
+    args: { session: "work" },
+  });
+  assertEquals(plan("show_option", { host: "m1", name: "x", target: "%0" }), {
+    host: "m1",
+    args: { name: "x", target: "%0" },
+  });
+  // A prefix of another host still conflicts with it.
+  const conflicts: Array<[string, unknown]> = [
+    ["list_windows", { host: "m1", session: "local:work" }],
+    ["list_panes", { host: "local", window: "m1:@0" }],
+    ["send_keys_batch", {
+      operations: [{ paneId: "m1:%0", keys: "x" }, { paneId: "%1", keys: "y" }],
+    }],
+  ];
+  for (const [tool, args] of conflicts) {
+    const error = plan(tool, args);
+    assert(error instanceof ToolError && error.code === "invalid_arguments", String(error));
+  }
+});
+
+Deno.test("remote hostile: a read batch takes no host of its own (its rows answer for theirs)", () => {
+  const batch = {
+    host: "m1",
+    operations: [{ tool: "get_pane_info", arguments: { paneId: "%0" } }],
+  };
+  const error = plan("call_read_tools_batch", batch);
+  assert(error instanceof ToolError && error.code === "invalid_arguments", String(error));
+  // Inside a row, host is that row's.
+  const rows = { operations: [{ tool: "list_panes", arguments: { host: "m1" } }] };
+  assertEquals(plan("call_read_tools_batch", rows), { host: undefined, args: rows });
+});
 
 /** An id, cursor or runId not qualified by a host (`m1:%0` is; `%0`, `"ltxc1.…` are not). */
 const BARE = /(?<![\w:])(?:[$@%]\d+|ltxc1\.|run-[0-9a-f]{6})/g;
