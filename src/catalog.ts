@@ -11,7 +11,7 @@ import {
   TOOLSET_NAMES,
   TOOLSETS,
 } from "./config.ts";
-import { CURSOR_PATTERN } from "./live/cursor.ts";
+import { idMark, qualifiedPattern } from "./id_marks.ts";
 import { errorSchema } from "./results.ts";
 import { PROSE_FREE } from "./tools/schemas.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
@@ -140,13 +140,26 @@ export function denialHint(name: string, config: Config): string {
   return `A person can enable it with --toolsets ${sets.join(",")} or --tools ${name}.`;
 }
 
-/** Draft-7 JSON Schema of a zod schema, without the `$schema` key (added once at the root). */
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+/**
+ * Draft-7 JSON Schema of a zod schema, without the `$schema` key (added once at the root). With
+ * `remoteIds` (remote hosts configured), each pattern of a field marked as an id takes a host
+ * prefix (`box1:%3`, §5.15): the edge strips it before the tool's own schema checks the id; without,
+ * every schema keeps its exact contract.
+ */
+function jsonSchema(
+  schema: z.ZodType,
+  io: "input" | "output",
+  remoteIds = false,
+): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
     target: "draft-7",
     io,
     override: ({ zodSchema, jsonSchema }) => {
-      if (PROSE_FREE.has(zodSchema as unknown as z.ZodType)) withoutDescriptions(jsonSchema);
+      const node = zodSchema as unknown as z.ZodType;
+      if (PROSE_FREE.has(node)) withoutDescriptions(jsonSchema);
+      if (remoteIds && typeof jsonSchema.pattern === "string" && idMark(node)) {
+        jsonSchema.pattern = qualifiedPattern(jsonSchema.pattern);
+      }
     },
   });
   return rest;
@@ -191,40 +204,13 @@ export function inputJsonSchema(
   effective: readonly ToolSpec[] = TOOLS,
 ): Record<string, unknown> {
   const schema = spec.advertisedInput?.(effective) ?? spec.input;
-  const json = withoutSafeIntegerBounds(jsonSchema(schema, "input"));
-  return (spec.remoteIds ? hostedIds(json) : json) as Record<string, unknown>;
+  const json = jsonSchema(schema, "input", spec.remoteIds);
+  return withoutSafeIntegerBounds(json) as Record<string, unknown>;
 }
 
 /** The advertised success schema of a tool (no error variant). */
 export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  const schema = jsonSchema(spec.output, "output");
-  return spec.remoteIds ? hostedIds(schema) as Record<string, unknown> : schema;
-}
-
-/**
- * Patterns of ids (and cursors) that a remote host qualifies (`box1:%3`, §5.15): with remote hosts
- * configured, the schemas advertised accept the prefix (the edge strips it before the tool's own
- * schema checks the id); without, they keep the exact contract. `(\S+:)?` is the shortest form:
- * the edge refuses an unknown host, and each of these patterns sits in many schemas.
- */
-const QUALIFIABLE: ReadonlySet<string> = new Set([
-  "^%\\d+$",
-  "^@\\d+$",
-  "^\\$\\d+$",
-  CURSOR_PATTERN.source,
-]);
-
-function hostedIds(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(hostedIds);
-  if (schema === null || typeof schema !== "object") return schema;
-  return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [
-      key,
-      key === "pattern" && typeof value === "string" && QUALIFIABLE.has(value)
-        ? `^(\\S+:)?${value.slice(1)}`
-        : hostedIds(value),
-    ]),
-  );
+  return jsonSchema(spec.output, "output", spec.remoteIds);
 }
 
 /** The advertised outputSchema: `{type: "object", anyOf: [success, error]}`. */

@@ -76,6 +76,8 @@ export interface ToolErrorOptions {
   hint?: string;
   /** The underlying error, for diagnostics. */
   cause?: unknown;
+  /** The remote host the failure is about (docs/design.md §5.15); absent for this machine. */
+  host?: string;
 }
 
 /** A failure a tool reports to the agent as a typed error result. */
@@ -88,6 +90,11 @@ export class ToolError extends Error {
   readonly retryable: boolean;
   /** What the agent should do next. */
   readonly hint: string;
+  /**
+   * The remote host the failure is about; absent for this machine. The message never names it:
+   * {@link errorMessage} says it once, before the message.
+   */
+  readonly host: string | undefined;
 
   /** A typed failure; `message` must not echo a rejected value in full (see {@link preview}). */
   constructor(code: ErrorCode, message: string, options: ToolErrorOptions = {}) {
@@ -97,18 +104,38 @@ export class ToolError extends Error {
     this.effects = options.effects ?? "none";
     this.retryable = options.retryable ?? RETRYABLE.has(code);
     this.hint = options.hint ?? DEFAULT_HINTS[code];
+    this.host = options.host;
   }
 
   /** The same error with `effects` widened (e.g. once a mutating command was sent). */
   withEffects(effects: Effects): ToolError {
     if (effects === this.effects) return this;
-    return new ToolError(this.code, this.message, {
-      effects,
-      retryable: this.retryable,
-      hint: this.hint,
-      cause: this.cause,
-    });
+    return new ToolError(this.code, this.message, { ...this.#options(), effects });
   }
+
+  /** The same error about remote `host` (none: this machine); one that names its host keeps it. */
+  onHost(host: string | undefined): ToolError {
+    if (host === undefined || this.host !== undefined) return this;
+    return new ToolError(this.code, this.message, { ...this.#options(), host });
+  }
+
+  #options(): ToolErrorOptions {
+    const { effects, retryable, hint, cause, host } = this;
+    return { effects, retryable, hint, cause, host };
+  }
+}
+
+/**
+ * `text` said of remote `host` (none: this machine): `host NAME: text`. The one place that writes
+ * the prefix, for error messages ({@link errorMessage}) and a listing's notes alike.
+ */
+export function onHostText(text: string, host?: string): string {
+  return host === undefined ? text : `host ${host}: ${text}`;
+}
+
+/** An error's message as the agent reads it: its host, if remote, said once before it. */
+export function errorMessage(error: ToolError): string {
+  return onHostText(error.message, error.host);
 }
 
 /**

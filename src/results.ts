@@ -7,7 +7,7 @@
  * splits a UTF-8 sequence.
  */
 import { z } from "zod";
-import type { ToolError } from "./errors.ts";
+import { errorMessage, type ToolError } from "./errors.ts";
 import { byteLength } from "./utf8.ts";
 
 /** UTF-8 length of a string (one count for the funnel and the results layer). */
@@ -69,9 +69,12 @@ export function successResult(data: Record<string, unknown>, text?: string): Too
   };
 }
 
-/** The text of an error result: `code: message` and the hint on the next line. */
+/**
+ * The text of an error result: `code: message` and the hint on the next line; a remote host's
+ * message says its host first ({@link errorMessage}).
+ */
 function errorText(error: ToolError): string {
-  return `${error.code}: ${error.message}\nHint: ${error.hint}`;
+  return `${error.code}: ${errorMessage(error)}\nHint: ${error.hint}`;
 }
 
 /** Wrap a typed error as an error result. */
@@ -82,7 +85,7 @@ export function errorResult(error: ToolError): ToolResult {
     structuredContent: {
       error: {
         code: error.code,
-        message: error.message,
+        message: errorMessage(error),
         effects: error.effects,
         retryable: error.retryable,
       },

@@ -5,6 +5,7 @@
  * add what the tmux layer also reads for guards and detail tools.
  */
 import { z } from "zod";
+import { tmuxId } from "./id_marks.ts";
 
 /** Shorten a free-text field (a title a program set, a path) to `max` characters, marked by "…". */
 export function clipText(text: string, max: number): string {
@@ -22,9 +23,9 @@ export const WINDOW_ID = /^@\d+$/;
 // No description on the two id schemas: the name and pattern say it, and they appear in most
 // tools' input, which the model reads every turn (docs/design.md §4).
 /** A pane id such as `%3`. */
-export const paneIdSchema = z.string().regex(PANE_ID);
+export const paneIdSchema = tmuxId("pane", z.string().regex(PANE_ID));
 /** A window id such as `@2`. */
-export const windowIdSchema = z.string().regex(WINDOW_ID);
+export const windowIdSchema = tmuxId("window", z.string().regex(WINDOW_ID));
 
 /** The host of a row of a listing across hosts (docs/design.md §5.15); absent for local rows. */
 export const hostField = {
@@ -33,8 +34,8 @@ export const hostField = {
 
 /** A session as list_sessions shows it. */
 export const sessionRowSchema = z.object({
-  sessionId: z.string(),
-  sessionName: z.string(),
+  sessionId: tmuxId("session"),
+  sessionName: tmuxId("session"),
   windows: z.int(),
   attached: z.int().describe("Clients of people attached (this server's own clients excluded)."),
   created: z.string().describe("ISO 8601 creation time."),
@@ -43,15 +44,15 @@ export const sessionRowSchema = z.object({
 }).strict();
 
 /** A session row plus its current window. */
-const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: z.string() });
+const sessionFactsSchema = sessionRowSchema.extend({ activeWindowId: tmuxId("window") });
 
 /** A window as list_windows shows it. */
 export const windowRowSchema = z.object({
   windowId: windowIdSchema,
   windowIndex: z.int(),
   windowName: z.string(),
-  sessionId: z.string(),
-  sessionName: z.string(),
+  sessionId: tmuxId("session"),
+  sessionName: tmuxId("session"),
   active: z.boolean(),
   panes: z.int(),
   width: z.int(),
@@ -72,9 +73,9 @@ export const paneRowSchema = z.object({
     "Opaque token; changes when the pane's process is replaced. Pass it back as `generation` " +
       "to get stale_target instead of acting on a replaced pane.",
   ),
-  sessionId: z.string(),
-  sessionName: z.string(),
-  windowId: z.string(),
+  sessionId: tmuxId("session"),
+  sessionName: tmuxId("session"),
+  windowId: tmuxId("window"),
   windowIndex: z.int(),
   windowName: z.string(),
   paneIndex: z.int(),

@@ -10,7 +10,7 @@
  * by then is a note, and its late answer is never shown (it only tells the host's health).
  */
 import { z } from "zod";
-import { ToolError } from "../errors.ts";
+import { onHostText, ToolError } from "../errors.ts";
 import { errorResult, successResult, type ToolResult } from "../results.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
 import { HOST_BUDGET_MS, SUSPECT_AFTER_MS } from "../tmux/ssh/health.ts";
@@ -65,10 +65,8 @@ export function hostSurface(tools: readonly ToolSpec[], remotes: readonly string
   if (remotes.length === 0) return [...tools];
   const host = z.string().optional();
   return tools.map((spec) => {
-    const shape = spec.input.shape as Record<string, z.ZodType>;
-    const required = Object.keys(shape).filter((key) => !shape[key].safeParse(undefined).success);
     const hosted: ToolSpec = { ...spec, remoteIds: true };
-    if (!namesNoObject(Object.keys(shape), required)) return hosted;
+    if (!namesNoObject(spec.input)) return hosted;
     return { ...hosted, input: spec.input.extend({ [HOST_ARG]: host }) };
   });
 }
@@ -85,7 +83,7 @@ export async function callOnHosts(
   }
   let plan;
   try {
-    plan = planHost(rawArgs, new Set(hosts.remotes));
+    plan = planHost(spec.input, rawArgs, new Set(hosts.remotes));
   } catch (error) {
     if (error instanceof ToolError) return errorResult(error);
     throw error;
@@ -95,8 +93,8 @@ export async function callOnHosts(
   const host = plan.host ?? LOCAL;
   if (host === LOCAL) return await callTool(spec, args, hosts.context(host, args, spec.name), log);
   const outcome = await runRemote(spec, args, hosts, host, log);
-  if ("error" in outcome) return errorResult(onHost(outcome.error, host));
-  const data = lostNote(spec, qualifyResult(outcome.data, host, spec.name), host);
+  if ("error" in outcome) return errorResult(outcome.error.onHost(host));
+  const data = lostNote(spec, qualifyResult(spec.output, outcome.data, host), host);
   return successResult(data, spec.summarize?.(data));
 }
 
@@ -108,15 +106,21 @@ function lostNote<T>(spec: ToolSpec, data: T, host: string): T {
   const shape = (spec.output as { shape?: Record<string, unknown> }).shape;
   const record = data as Record<string, unknown>;
   if (record?.outcome !== "server_gone" || shape === undefined || !("note" in shape)) return data;
-  const lost =
-    `host ${host}: the ssh connection or its tmux server was lost; what was typed there ` +
-    "may still be running (look again once the host answers)";
+  const lost = onHostText(
+    "the ssh connection or its tmux server was lost; what was typed there may still be " +
+      "running (look again once the host answers)",
+    host,
+  );
   return { ...record, note: record.note === undefined ? lost : `${record.note}; ${lost}` } as T;
 }
 
 /**
  * One call on a remote host: first contact first (on its own deadline), then the call, watched (see
- * the module comment).
+ * the module comment). Within a listing (`listing`), a host reached before gets
+ * {@link HOST_BUDGET_MS}, then it is a note (its late answer goes on only to tell its health);
+ * first contact is waited for. A host backed off, or suspect (being asked whether it still
+ * answers), gets no time at all: the call goes on in the background (and starts a backed-off
+ * host's retry when its back-off is over). The host's health is read here, once per call.
  */
 async function runRemote(
   spec: ToolSpec,
@@ -124,9 +128,35 @@ async function runRemote(
   hosts: HostCalls,
   host: string,
   log: (message: string) => void,
+  listing = false,
 ): Promise<Outcome> {
-  const ctx = hosts.context(host, args, spec.name);
   const health = hosts.health(host);
+  // Decided before the call starts: the call's own silence must not count against it.
+  const budget = health?.failure() || health?.checking ? 0 : HOST_BUDGET_MS;
+  const call = watched(spec, args, hosts.context(host, args, spec.name), health, log);
+  if (!listing || !health?.contacted) return await call;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ error: health.failure() ?? slowHost(host, budget === 0) }),
+      budget,
+    );
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The call on a remote host, after first contact, with `health` told what it hears. */
+async function watched(
+  spec: ToolSpec,
+  args: unknown,
+  ctx: ActingContext,
+  health: HostHealth | undefined,
+  log: (message: string) => void,
+): Promise<Outcome> {
   if (health && !health.contacted) {
     try {
       await health.connect(ctx.signal);
@@ -156,45 +186,15 @@ const UNANSWERED: ReadonlySet<string> = new Set([
   "internal_error",
 ]);
 
-/**
- * A remote call within a listing: a host reached before gets {@link HOST_BUDGET_MS}, then it is a
- * note (its late answer goes on only to tell its health); first contact is waited for. A host
- * backed off, or suspect (being asked whether it still answers), gets no time at all: the call
- * goes on in the background (and starts a backed-off host's retry when its back-off is over).
- */
-async function withinBudget(
-  spec: ToolSpec,
-  args: unknown,
-  hosts: HostCalls,
-  host: string,
-  log: (message: string) => void,
-): Promise<Outcome> {
-  const health = hosts.health(host);
-  const budget = health?.failure() || health?.checking ? 0 : HOST_BUDGET_MS;
-  const call = runRemote(spec, args, hosts, host, log);
-  if (!health?.contacted) return await call;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<Outcome>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ error: health.failure() ?? slowHost(host, budget === 0) }),
-      budget,
-    );
-  });
-  try {
-    return await Promise.race([call, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** A host reached before that did not answer a listing within its budget (or is suspect). */
 function slowHost(host: string, suspect: boolean): ToolError {
   const said = suspect
-    ? `host ${host} is not answering (it is being checked)`
-    : `host ${host} did not answer within ${HOST_BUDGET_MS} ms`;
+    ? "not answering (it is being checked)"
+    : `did not answer within ${HOST_BUDGET_MS} ms`;
   return new ToolError("timeout", `${said}; its rows are left out`, {
     hint: `Call again with host: "${host}" to wait for that host alone.`,
     retryable: true,
+    host,
   });
 }
 
@@ -209,29 +209,18 @@ async function across(
   const results = await Promise.all(names.map(async (host) => {
     const outcome = host === LOCAL
       ? await runTool(spec, args, hosts.context(host, args, spec.name), log)
-      : await withinBudget(spec, args, hosts, host, log);
+      : await runRemote(spec, args, hosts, host, log, true);
     if ("error" in outcome) return { host, error: outcome.error };
-    const data = host === LOCAL ? outcome.data : qualifyResult(outcome.data, host, spec.name);
+    const data = host === LOCAL ? outcome.data : qualifyResult(spec.output, outcome.data, host);
     return { host, data };
   }));
   const failed = results.filter((r) => r.error);
   // Wrong arguments fail alike everywhere: say it once, as a local call would.
   const local = results[0].error;
   if (failed.length === results.length || local?.code === "invalid_arguments") {
-    return errorResult(local ?? onHost(failed[0].error!, failed[0].host));
+    return errorResult(local ?? failed[0].error!.onHost(failed[0].host));
   }
   const shape = (spec.output as { shape?: Record<string, unknown> }).shape;
   const data = boundMerged(mergeListings(results), shape !== undefined && "truncated" in shape);
   return successResult(data, spec.summarize?.(data));
-}
-
-/** A remote host's error, saying which host. */
-function onHost(error: ToolError, host: string): ToolError {
-  if (error.message.startsWith(`host ${host}`)) return error;
-  return new ToolError(error.code, `host ${host}: ${error.message}`, {
-    effects: error.effects,
-    retryable: error.retryable,
-    hint: error.hint,
-    cause: error.cause,
-  });
 }

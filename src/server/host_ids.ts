@@ -4,84 +4,28 @@
  * cursors and runIds); a local one keeps its plain form. Arguments lose the prefix before their
  * schema sees them, and name the host the call goes to; a remote host's results gain it.
  *
- * Only values under known keys are touched, so a text to type that happens to read `box1:%3` is
- * never rewritten. tmux turns `:` in a session name into `_`, so `NAME:` never starts a local
- * session name.
+ * What is an id is the tool's contract: the fields its schemas mark with `tmuxId` (src/id_marks.ts),
+ * in nested objects and arrays too. Nothing else is touched, so a text to type that happens to read
+ * `box1:%3` is never rewritten. tmux turns `:` in a session name into `_`, so `NAME:` never starts
+ * a local session name.
  */
-import { preview, ToolError } from "../errors.ts";
+import type { z } from "zod";
+import { errorMessage, onHostText, preview, ToolError } from "../errors.ts";
+import { anyMark, requiresId, rewriteIds } from "../id_marks.ts";
 import { boundList, LIST_BYTES, LIST_LIMIT } from "../results.ts";
 
-/** Argument keys whose values name an object of one host (or an id of ours on one host). */
-const ARG_ID_KEYS: ReadonlySet<string> = new Set([
-  "paneId",
-  "otherPaneId",
-  "windowId",
-  "afterWindowId",
-  "beforeWindowId",
-  "window",
-  "session",
-  "target",
-  "cursor",
-  "runId",
-]);
-
 /**
- * Argument keys not walked into: the read batch's nested arguments, each routed by its own call.
+ * Whether a tool whose arguments are `input` names no object of one host, and so takes
+ * {@link HOST_ARG}: no required id field (its rows' included), and no nested calls of its own to
+ * route (a batch).
  */
-const NESTED_CALLS: ReadonlySet<string> = new Set(["arguments"]);
+export function namesNoObject(input: z.ZodType): boolean {
+  return !holdsCalls(input) && !requiresId(input);
+}
 
-/** Result keys whose values (or array items) are ids of the host that answered. */
-const RESULT_ID_KEYS: ReadonlySet<string> = new Set([
-  "paneId",
-  "otherPaneId",
-  "windowId",
-  "sessionId",
-  // A session name is a reference too (`box1:build`): copied back from a row, it must reach that
-  // host's session, never a local one of the same name.
-  "sessionName",
-  "activePaneId",
-  "activeWindowId",
-  "cursor",
-  "runId",
-  "resolvedPaneIds",
-  "panesEnded",
-  "callerPaneId",
-  // get_tmux_variables answers under tmux's own variable names: those whose value is an id or a
-  // session name (snake_case, so never one of our own keys).
-  "pane_id",
-  "window_id",
-  "session_id",
-  "session_name",
-  "client_session",
-  "client_last_session",
-  "hook_pane",
-  "hook_window",
-  "hook_session",
-  "hook_session_name",
-]);
-
-/**
- * Result keys whose value is a comma-separated list of session names (tmux variables): each name
- * is qualified.
- */
-const RESULT_NAME_LISTS: ReadonlySet<string> = new Set([
-  "session_group_list",
-  "window_active_sessions_list",
-  "window_linked_sessions_list",
-]);
-
-/** Result keys that are ids in one tool's result only (elsewhere the key means something else). */
-const TOOL_RESULT_ID_KEYS: Readonly<Record<string, readonly string[]>> = {
-  // The new session's name (`name` is an option's, a hook's or a window's name elsewhere).
-  create_session: ["name"],
-};
-
-/**
- * Whether a tool whose arguments are `keys` (`required` of them required) names no object of one
- * host, and so takes {@link HOST_ARG}: no required id, and no rows of its own to route (a batch).
- */
-export function namesNoObject(keys: readonly string[], required: readonly string[]): boolean {
-  return !keys.includes("operations") && !required.some((key) => ARG_ID_KEYS.has(key));
+/** Whether `input` holds nested calls' arguments, which route themselves (the read batch). */
+function holdsCalls(input: z.ZodType): boolean {
+  return anyMark(input, (mark) => "call" in mark);
 }
 
 /** The argument that picks a host for a tool that names no object. */
@@ -99,31 +43,32 @@ export interface HostPlan {
 }
 
 /**
- * Strip host prefixes from a call's arguments and say which host they name. `remotes` are the
- * configured host names; a plain id names the host `host` names, else the local one. Refuses (`invalid_arguments`) an
- * unknown host and ids of two hosts in one call.
+ * Strip host prefixes from the id fields of a call's arguments (as `input` marks them) and say
+ * which host they name. `remotes` are the configured host names; a plain id names the host `host`
+ * names, else the local one. Refuses (`invalid_arguments`) an unknown host and ids of two hosts in
+ * one call.
  */
-export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan {
+export function planHost(input: z.ZodType, args: unknown, remotes: ReadonlySet<string>): HostPlan {
   const named = new Set<string>();
   const known = (name: string) => name === LOCAL || remotes.has(name);
   // `host` makes plain ids (and session names, as listing rows show them) that host's.
   let plain = LOCAL;
   let rest = args;
   if (isRecord(args) && HOST_ARG in args) {
-    const { [HOST_ARG]: host, ...others } = args;
     // Nested calls answer for their own hosts: one `host` over them would label their ids wrongly.
-    if (holdsNestedCalls(others)) {
+    if (holdsCalls(input)) {
       throw new ToolError("invalid_arguments", "a batch of calls takes no host of its own", {
         hint: "Put host (or NAME:%3 ids) in each row's arguments.",
       });
     }
+    const { [HOST_ARG]: host, ...others } = args;
     rest = others;
     // Anything but a name is refused: dropping it would send the call to this machine.
     if (typeof host !== "string" || !known(host)) throw unknownHost(host, remotes);
     named.add(host);
     plain = host;
   }
-  const stripped = walkArgs(rest, (value) => {
+  const stripped = rewriteIds(input, rest, (value) => {
     const m = QUALIFIED.exec(value);
     if (!m) {
       named.add(plain);
@@ -144,56 +89,11 @@ export function planHost(args: unknown, remotes: ReadonlySet<string>): HostPlan 
 }
 
 /**
- * A remote host's result with its ids qualified by `host` (symbol keys kept); `tool` adds the keys
- * that are ids in that tool's result only.
+ * A remote host's result with the id fields `output` marks qualified by `host` (symbol keys kept).
+ * An empty value (a hook variable outside a hook, a pane with no session) names nothing.
  */
-export function qualifyResult<T>(data: T, host: string, tool?: string): T {
-  const extra = new Set(tool === undefined ? [] : TOOL_RESULT_ID_KEYS[tool] ?? []);
-  if (!isRecord(data) || extra.size === 0) return qualify(data, host, "") as T;
-  const out: Record<string | symbol, unknown> = { ...data };
-  for (const [key, v] of Object.entries(data)) {
-    out[key] = qualify(v, host, extra.has(key) ? "id" : kindOf(key));
-  }
-  return out as T;
-}
-
-/** How a value under `key` is qualified: as an id, as a list of names, or not. */
-function kindOf(key: string): "id" | "list" | "" {
-  return RESULT_ID_KEYS.has(key) ? "id" : RESULT_NAME_LISTS.has(key) ? "list" : "";
-}
-
-function qualify(value: unknown, host: string, kind: "id" | "list" | ""): unknown {
-  // An empty value (a hook variable outside a hook, a pane with no session) names nothing.
-  if (typeof value === "string") {
-    if (kind === "" || value === "") return value;
-    if (kind === "list") return value.split(",").map((name) => `${host}:${name}`).join(",");
-    return `${host}:${value}`;
-  }
-  if (Array.isArray(value)) return value.map((v) => qualify(v, host, kind));
-  if (!isRecord(value)) return value;
-  const out: Record<string | symbol, unknown> = { ...value };
-  for (const [key, v] of Object.entries(value)) out[key] = qualify(v, host, kindOf(key));
-  return out;
-}
-
-/** `args` with `edit` applied to every string under an id key (in nested objects and arrays). */
-function walkArgs(value: unknown, edit: (id: string) => string, isId = false): unknown {
-  if (typeof value === "string") return isId ? edit(value) : value;
-  if (Array.isArray(value)) return value.map((v) => walkArgs(v, edit, isId));
-  if (!isRecord(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [
-      key,
-      NESTED_CALLS.has(key) ? v : walkArgs(v, edit, ARG_ID_KEYS.has(key)),
-    ]),
-  );
-}
-
-/** Whether `value` holds a nested call's arguments anywhere (see {@link NESTED_CALLS}). */
-function holdsNestedCalls(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(holdsNestedCalls);
-  if (!isRecord(value)) return false;
-  return Object.entries(value).some(([key, v]) => NESTED_CALLS.has(key) || holdsNestedCalls(v));
+export function qualifyResult<T>(output: z.ZodType, data: T, host: string): T {
+  return rewriteIds(output, data, (id) => id === "" ? id : `${host}:${id}`) as T;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -222,15 +122,14 @@ export function mergeListings(
   const merged: Record<string, unknown> = {};
   const notes: string[] = [];
   for (const { host, data, error } of results) {
+    const remote = host === LOCAL ? undefined : host;
     if (error) {
-      notes.push(
-        error.message.startsWith(`host ${host}`) ? error.message : `host ${host}: ${error.message}`,
-      );
+      notes.push(errorMessage(error.onHost(remote)));
       continue;
     }
     for (const [key, value] of Object.entries(data ?? {})) {
       if (key === "note") {
-        notes.push(host === LOCAL ? String(value) : `host ${host}: ${value}`);
+        notes.push(onHostText(String(value), remote));
       } else if (Array.isArray(value)) {
         const rows = host === LOCAL ? value : value.map((row) => ({ ...row, host }));
         merged[key] = [...(merged[key] as unknown[] ?? []), ...rows];

@@ -1,63 +1,151 @@
 /** Host-qualified ids (src/server/host_ids.ts): table-driven, no tmux, no ssh. */
+import { z } from "zod";
 import { assertEquals, assertThrows } from "../../tests/support/assert.ts";
 import { ToolError } from "../errors.ts";
+import { nestedCall, tmuxId, tmuxVariables } from "../id_marks.ts";
 import { boundMerged, mergeListings, namesNoObject, planHost, qualifyResult } from "./host_ids.ts";
 
 const REMOTES = new Set(["box1", "gpu-2"]);
 
-const PLANS: Array<[string, unknown, string | undefined, unknown]> = [
-  ["a local pane", { paneId: "%3", keys: "x" }, "local", { paneId: "%3", keys: "x" }],
-  ["a remote pane", { paneId: "box1:%3" }, "box1", { paneId: "%3" }],
-  ["local: is the local host", { paneId: "local:%3" }, "local", { paneId: "%3" }],
-  ["text that reads like an id is not touched", { paneId: "box1:%0", keys: "gpu-2:%1" }, "box1", {
-    paneId: "%0",
-    keys: "gpu-2:%1",
-  }],
-  ["a session name on a host", { session: "gpu-2:build" }, "gpu-2", { session: "build" }],
-  ["a cursor", { paneId: "box1:%1", cursor: "box1:ltxc1.ab.0" }, "box1", {
+const pane = tmuxId("pane", z.string().regex(/^%\d+$/));
+
+/** Arguments as tools declare them: ids marked, text not. */
+const INPUT = z.object({
+  paneId: pane.optional(),
+  otherPaneId: pane.optional(),
+  session: tmuxId("session").optional(),
+  cursor: tmuxId("cursor").optional(),
+  keys: z.string().optional(),
+  name: z.string().optional(),
+  pattern: z.string().optional(),
+  rows: z.array(z.object({ paneId: pane, keys: z.string() })).optional(),
+}).strict();
+
+/** A read batch's arguments: nested calls, each routed by itself. */
+const BATCH = z.object({
+  operations: z.array(z.object({ tool: z.string(), arguments: nestedCall().optional() })),
+});
+
+const PLANS: Array<[string, z.ZodType, unknown, string | undefined, unknown]> = [
+  ["a local pane", INPUT, { paneId: "%3", keys: "x" }, "local", { paneId: "%3", keys: "x" }],
+  ["a remote pane", INPUT, { paneId: "box1:%3" }, "box1", { paneId: "%3" }],
+  ["local: is the local host", INPUT, { paneId: "local:%3" }, "local", { paneId: "%3" }],
+  [
+    "text that reads like an id is not touched",
+    INPUT,
+    { paneId: "box1:%0", keys: "gpu-2:%1" },
+    "box1",
+    {
+      paneId: "%0",
+      keys: "gpu-2:%1",
+    },
+  ],
+  ["a session name on a host", INPUT, { session: "gpu-2:build" }, "gpu-2", { session: "build" }],
+  ["a cursor", INPUT, { paneId: "box1:%1", cursor: "box1:ltxc1.ab.0" }, "box1", {
     paneId: "%1",
     cursor: "ltxc1.ab.0",
   }],
-  ["host names the host and is dropped", { host: "gpu-2", name: "x" }, "gpu-2", { name: "x" }],
-  ["nothing named", { pattern: "x" }, undefined, { pattern: "x" }],
-  ["batch rows", { operations: [{ paneId: "box1:%1" }, { paneId: "box1:%2" }] }, "box1", {
-    operations: [{ paneId: "%1" }, { paneId: "%2" }],
+  ["host names the host and is dropped", INPUT, { host: "gpu-2", name: "x" }, "gpu-2", {
+    name: "x",
   }],
+  ["with host, a plain id is that host's", INPUT, { host: "box1", session: "w" }, "box1", {
+    session: "w",
+  }],
+  ["nothing named", INPUT, { pattern: "x" }, undefined, { pattern: "x" }],
+  [
+    "rows",
+    INPUT,
+    { rows: [{ paneId: "box1:%1", keys: "a:b" }, { paneId: "box1:%2", keys: "" }] },
+    "box1",
+    {
+      rows: [{ paneId: "%1", keys: "a:b" }, { paneId: "%2", keys: "" }],
+    },
+  ],
+  [
+    "a key the schema does not know is left for it to refuse",
+    INPUT,
+    { paneID: "box1:%1" },
+    undefined,
+    {
+      paneID: "box1:%1",
+    },
+  ],
+  [
+    "a value of another type is left for the schema",
+    INPUT,
+    { paneId: 3, session: ["box1:x"] },
+    undefined,
+    {
+      paneId: 3,
+      session: ["box1:x"],
+    },
+  ],
   [
     "nested calls route themselves",
-    {
-      operations: [{ tool: "capture_pane", arguments: { paneId: "box1:%1" } }],
-    },
+    BATCH,
+    { operations: [{ tool: "capture_pane", arguments: { paneId: "box1:%1" } }] },
     undefined,
     { operations: [{ tool: "capture_pane", arguments: { paneId: "box1:%1" } }] },
   ],
 ];
 
-Deno.test("planHost: the host an argument names, and the arguments on it", () => {
-  for (const [what, args, host, rest] of PLANS) {
-    const plan = planHost(args, REMOTES);
+Deno.test("planHost: the host the marked fields name, and the arguments on it", () => {
+  for (const [what, input, args, host, rest] of PLANS) {
+    const plan = planHost(input, args, REMOTES);
     assertEquals([plan.host, plan.args], [host, rest], what);
   }
 });
 
-Deno.test("planHost: an unknown host and two hosts in one call are refused", () => {
-  for (
-    const args of [
-      { paneId: "box9:%1" },
-      { host: "box9" },
-      { paneId: "box1:%1", otherPaneId: "%2" },
-      { host: "gpu-2", paneId: "box1:%1" },
-      { operations: [{ paneId: "box1:%1" }, { paneId: "gpu-2:%1" }] },
-    ]
-  ) {
-    const error = assertThrows(() => planHost(args, REMOTES), ToolError);
+Deno.test("planHost: an unknown host, two hosts in one call and a batch's own host are refused", () => {
+  const refused: Array<[z.ZodType, unknown]> = [
+    [INPUT, { paneId: "box9:%1" }],
+    [INPUT, { host: "box9" }],
+    [INPUT, { host: 5 }],
+    [INPUT, { paneId: "box1:%1", otherPaneId: "%2" }],
+    [INPUT, { host: "gpu-2", paneId: "box1:%1" }],
+    [INPUT, { host: "box1", session: "local:work" }],
+    [INPUT, { rows: [{ paneId: "box1:%1" }, { paneId: "gpu-2:%1" }] }],
+    [BATCH, { host: "box1", operations: [] }],
+  ];
+  for (const [input, args] of refused) {
+    const error = assertThrows(() => planHost(input, args, REMOTES), ToolError);
     assertEquals(error.code, "invalid_arguments", JSON.stringify(args));
   }
 });
 
-Deno.test("qualifyResult: ids of the answering host gain its name; text and symbols stay", () => {
-  const attached = Symbol("attached");
-  const data = {
+Deno.test("planHost: an agent's __proto__ key stays data", () => {
+  const args = JSON.parse('{"__proto__": {"paneId": "box1:%1"}, "keys": "x"}');
+  const { host, args: out } = planHost(INPUT, args, REMOTES);
+  assertEquals(host, undefined);
+  assertEquals(Object.getPrototypeOf(out), Object.prototype);
+  assertEquals(Object.hasOwn(out as object, "__proto__"), true);
+});
+
+/** A result as tools declare it. */
+const OUTPUT = z.object({
+  paneId: tmuxId("pane"),
+  resolvedPaneIds: z.array(pane),
+  rows: z.array(
+    z.object({
+      windowId: tmuxId("window"),
+      sessionId: tmuxId("session"),
+      sessionName: tmuxId("session"),
+      windowName: z.string(),
+      activePaneId: tmuxId("pane").nullable(),
+    }).strict(),
+  ),
+  text: z.string(),
+  cursor: tmuxId("cursor").optional(),
+  values: tmuxVariables({
+    pane_id: "pane",
+    session_name: "session",
+    hook_pane: "pane",
+    x_list: "sessions",
+  }),
+}).strict();
+
+const QUALIFIED: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+  ["ids, arrays of ids, rows", {
     paneId: "%3",
     resolvedPaneIds: ["%3", "%4"],
     rows: [{
@@ -65,93 +153,97 @@ Deno.test("qualifyResult: ids of the answering host gain its name; text and symb
       sessionId: "$0",
       sessionName: "build",
       windowName: "%5",
-      activePaneId: "%3",
+      activePaneId: null,
     }],
+  }, {
+    paneId: "box1:%3",
+    resolvedPaneIds: ["box1:%3", "box1:%4"],
+    rows: [{
+      windowId: "box1:@1",
+      sessionId: "box1:$0",
+      sessionName: "box1:build",
+      windowName: "%5",
+      activePaneId: null,
+    }],
+  }],
+  ["text stays; a cursor is qualified", { text: "%3 is here", cursor: "ltxc1.ab.0" }, {
     text: "%3 is here",
-    cursor: "ltxc1.ab.0",
-    [attached]: [1],
-  };
-  const out = qualifyResult(data, "box1");
-  assertEquals(out.paneId, "box1:%3");
-  assertEquals(out.resolvedPaneIds, ["box1:%3", "box1:%4"]);
-  assertEquals(out.rows, [{
-    windowId: "box1:@1",
-    sessionId: "box1:$0",
-    sessionName: "box1:build",
-    windowName: "%5",
-    activePaneId: "box1:%3",
-  }]);
-  assertEquals([out.text, out.cursor, out[attached]], ["%3 is here", "box1:ltxc1.ab.0", [1]]);
-});
-
-Deno.test("qualifyResult: tmux variables holding ids and session names, a new session's name", () => {
-  const variables = {
-    paneId: "%3",
+    cursor: "box1:ltxc1.ab.0",
+  }],
+  ["tmux variables by their names; empty ones name nothing", {
     values: {
       pane_id: "%3",
-      window_id: "@1",
-      session_id: "$0",
       session_name: "build",
-      client_session: "build",
       hook_pane: "",
-      window_linked_sessions_list: "build,other",
-      pane_current_command: "%3",
+      x_list: "a,b",
       window_name: "@1",
     },
-    withheld: ["session_name"],
-  };
-  assertEquals(qualifyResult(variables, "box1", "get_tmux_variables"), {
-    paneId: "box1:%3",
+  }, {
     values: {
       pane_id: "box1:%3",
-      window_id: "box1:@1",
-      session_id: "box1:$0",
       session_name: "box1:build",
-      client_session: "box1:build",
-      // Empty: outside a hook it names nothing.
       hook_pane: "",
-      window_linked_sessions_list: "box1:build,box1:other",
-      pane_current_command: "%3",
+      x_list: "box1:a,box1:b",
       window_name: "@1",
     },
-    // Names of variables, not values.
-    withheld: ["session_name"],
-  });
-  // `name` is the session's name in create_session's result, and nothing else's.
-  const created = { sessionId: "$4", name: "work", windowId: "@5" };
-  assertEquals(qualifyResult(created, "box1", "create_session"), {
-    sessionId: "box1:$4",
-    name: "box1:work",
-    windowId: "box1:@5",
-  });
-  assertEquals(qualifyResult({ name: "logs", windowId: "@5" }, "box1", "create_window"), {
-    name: "logs",
-    windowId: "box1:@5",
-  });
+  }],
+  ["names of the variables' prototype are no kinds", {
+    values: { constructor: "%1", toString: "@2" },
+  }, {
+    values: { constructor: "%1", toString: "@2" },
+  }],
+];
+
+Deno.test("qualifyResult: the answering host's name before every marked field's value", () => {
+  for (const [what, data, qualified] of QUALIFIED) {
+    assertEquals(qualifyResult(OUTPUT, data, "box1"), qualified, what);
+  }
+  // Symbol keys (attached content blocks) are kept.
+  const attached = Symbol("attached");
+  const out = qualifyResult(OUTPUT, { paneId: "%1", [attached]: [1] }, "box1");
+  assertEquals([out.paneId, out[attached]], ["box1:%1", [1]]);
 });
 
-Deno.test("mergeListings: rows joined with their host, counts summed, failures noted", () => {
+Deno.test("namesNoObject: tools without a required id take host; batches never", () => {
+  const cases: Array<[string, z.ZodType, boolean]> = [
+    [
+      "a pattern and an optional session",
+      z.object({ pattern: z.string(), session: tmuxId("session").optional() }),
+      true,
+    ],
+    ["a required pane", z.object({ paneId: pane, keys: z.string() }), false],
+    [
+      "a described required session",
+      z.object({ session: tmuxId("session").describe("Destination.") }),
+      false,
+    ],
+    [
+      "rows that each name a pane",
+      z.object({ operations: z.array(z.object({ paneId: pane })) }),
+      false,
+    ],
+    ["a batch of calls", BATCH, false],
+    ["nothing", z.object({}), true],
+  ];
+  for (const [what, input, takesHost] of cases) assertEquals(namesNoObject(input), takesHost, what);
+});
+
+Deno.test("mergeListings: rows joined with their host, counts summed, failures noted once", () => {
   const merged = mergeListings([
     { host: "local", data: { panes: [{ paneId: "%0" }], panesSearched: 1, truncated: false } },
     {
       host: "box1",
       data: { panes: [{ paneId: "box1:%0" }], panesSearched: 2, truncated: true, note: "cut" },
     },
-    { host: "gpu-2", error: new ToolError("host_unreachable", "host gpu-2 cannot be reached") },
+    { host: "gpu-2", error: new ToolError("host_unreachable", "cannot be reached") },
+    { host: "gpu-3", error: new ToolError("timeout", "slow", { host: "gpu-3" }) },
   ]);
   assertEquals(merged, {
     panes: [{ paneId: "%0" }, { paneId: "box1:%0", host: "box1" }],
     panesSearched: 3,
     truncated: true,
-    note: "host box1: cut; host gpu-2 cannot be reached",
+    note: "host box1: cut; host gpu-2: cannot be reached; host gpu-3: slow",
   });
-});
-
-Deno.test("namesNoObject: tools without a required id take host; batches never", () => {
-  assertEquals(namesNoObject(["pattern", "session"], ["pattern"]), true);
-  assertEquals(namesNoObject(["paneId", "keys"], ["paneId", "keys"]), false);
-  assertEquals(namesNoObject(["names", "paneId"], ["names"]), true);
-  assertEquals(namesNoObject(["operations", "onError"], ["operations"]), false);
 });
 
 Deno.test("boundMerged: rows joined from several hosts keep one listing's bounds, disclosed", () => {

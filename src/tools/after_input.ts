@@ -20,6 +20,7 @@ import {
   outputBeyondInput,
 } from "../live/echo.ts";
 import { formatCursor, type ReadMark } from "../live/cursor.ts";
+import { tmuxId } from "../id_marks.ts";
 import { readScreen, recallMark } from "../live/read.ts";
 import { rowsSince } from "../live/row_changes.ts";
 import type { OutputTap, PaneStream } from "../live/stream.ts";
@@ -70,7 +71,7 @@ type Outcome = typeof OUTCOMES[number];
 /** What a wait after input adds to an input tool's result (all absent without `waitFor`). */
 export const waitForShape = {
   ...z.object(textResultShape).partial().shape,
-  cursor: z.string().optional().describe("For capture_since or wait_for_text (live mode)."),
+  cursor: tmuxId("cursor").optional().describe("For capture_since or wait_for_text (live mode)."),
   outcome: z.enum(OUTCOMES).optional().describe(
     "With waitFor: quiet, matched, program_changed (see currentCommand), timeout, pane_died, " +
       "server_gone.",

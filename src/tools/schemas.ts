@@ -1,7 +1,14 @@
 /** Argument schemas and checks shared by many tools. */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
+import { tmuxId } from "../id_marks.ts";
 import { TEXT_LIMITS } from "../results.ts";
+
+/**
+ * The one way a tool's schema declares a field that holds an id of one host (docs/design.md
+ * §5.15): the edge routes by these marks, in arguments and results alike.
+ */
+export { nestedCall, tmuxId, tmuxVariables } from "../id_marks.ts";
 
 // Three argument schemas below carry no description (their names say it; the server instructions
 // say once how text is bounded): they appear in most tools, whose schemas the model reads every
@@ -9,7 +16,7 @@ import { TEXT_LIMITS } from "../results.ts";
 // still know where it comes from (docs/design.md §4).
 
 /** A session reference: `$N` or an exact name (never a prefix or pattern). */
-export const sessionRefSchema = z.string().min(1).max(256);
+export const sessionRefSchema = tmuxId("session", z.string().min(1).max(256));
 
 /** A pane generation from list_panes, to refuse a pane that was replaced meanwhile. */
 export const generationSchema = z.string().min(1).max(128).describe(

@@ -9,6 +9,7 @@ import { connectInProcess, fails, ok } from "../support/client.ts";
 import { TmuxFixture } from "../support/fixture.ts";
 import { catalogSizes } from "../../scripts/catalog.ts";
 import {
+  APP_TOOLS,
   effectiveTools,
   inputJsonSchema,
   successJsonSchema,
@@ -16,6 +17,7 @@ import {
   TOOLS,
 } from "../../src/catalog.ts";
 import { hostSurface } from "../../src/server/host_call.ts";
+import { idMark } from "../../src/id_marks.ts";
 import type { ToolSpec } from "../../src/tool_types.ts";
 import { DEFAULT_TOOLSETS, parseConfig, TOOLSETS } from "../../src/config.ts";
 import { serverInstructions } from "../../src/server.ts";
@@ -137,6 +139,102 @@ Deno.test("with remote hosts, advertised id and cursor patterns take a host pref
   >)
     .panes.items.properties.paneId;
   assert(new RegExp(paneId.pattern).test("b:%3"), "results accept them too");
+});
+
+/** A string field of a tool's schema: where it is, its key, whether it is marked, its pattern. */
+interface StringField {
+  path: string;
+  key: string;
+  marked: boolean;
+  pattern?: string;
+}
+
+/**
+ * Every string field of a zod schema. A kind of schema this walk does not know fails it, so that
+ * no new construct hides an id from it (or from the edge's walk in src/id_marks.ts).
+ */
+function stringFields(
+  schema: z.ZodType,
+  path: string,
+  key: string,
+  out: StringField[],
+): StringField[] {
+  const mark = idMark(schema);
+  // A record of tmux variables and a nested call's arguments are routed by their own marks.
+  if (mark !== undefined && !("kind" in mark)) return out;
+  const def = schema.def as any;
+  if (def.innerType) return stringFields(def.innerType, path, key, out);
+  switch (def.type) {
+    case "string": {
+      const pattern = (z.toJSONSchema(schema, { io: "input" }) as { pattern?: string }).pattern;
+      out.push({ path, key, marked: mark !== undefined, pattern });
+      return out;
+    }
+    case "object":
+      for (const [k, v] of Object.entries(def.shape as Record<string, z.ZodType>)) {
+        stringFields(v, `${path}.${k}`, k, out);
+      }
+      return def.catchall ? stringFields(def.catchall, `${path}.*`, key, out) : out;
+    case "array":
+      return stringFields(def.element, `${path}[]`, key, out);
+    case "record":
+      return stringFields(def.valueType, `${path}{}`, key, out);
+    case "union":
+      for (const option of def.options) stringFields(option, path, key, out);
+      return out;
+    case "number":
+    case "boolean":
+    case "enum":
+    case "literal":
+    case "never":
+    case "unknown":
+      return out;
+    default:
+      throw new Error(`${path}: a ${def.type} schema; teach this walk and src/id_marks.ts`);
+  }
+}
+
+/** Field names that say an id (`paneId`, `resolvedPaneIds`, `session`, `cursor`, …). */
+const ID_NAME = /(^|[a-z])Ids?$|^(session|sessionName|window|target|cursor|panesEnded)$/;
+/** Patterns that say an id: `%N`, `@N`, `$N`, a cursor. */
+const ID_PATTERN = /[%@]\\d|\\\$\\d|ltxc1/;
+
+Deno.test("every argument and result field that can hold an id is marked, so the edge routes it", () => {
+  const fields = [...TOOLS, ...APP_TOOLS].flatMap((spec) => [
+    ...stringFields(spec.input, `${spec.name} in`, "", []),
+    ...stringFields(spec.output, `${spec.name} out`, "", []),
+  ]);
+  const unmarked = fields.filter((f) =>
+    !f.marked && (ID_NAME.test(f.key) || ID_PATTERN.test(f.pattern ?? ""))
+  );
+  assertEquals(unmarked.map((f) => f.path), []);
+  // The walk finds them at all, and a marked field is one that looks like an id (or a session's
+  // name, as create_session answers it).
+  assert(fields.filter((f) => f.marked).length > 100, "marked fields found");
+  const odd = fields.filter((f) =>
+    f.marked && !ID_NAME.test(f.key) && !ID_PATTERN.test(f.pattern ?? "")
+  );
+  assertEquals(odd.map((f) => f.path), ["create_session out.name"]);
+});
+
+Deno.test("with remote hosts, every advertised id pattern takes the prefix, in every schema", () => {
+  const hosted = hostSurface([...TOOLS], ["b"]);
+  const patterns: string[] = [];
+  const collect = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(collect);
+    if (node === null || typeof node !== "object") return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "pattern" && typeof value === "string") patterns.push(value);
+      else collect(value);
+    }
+  };
+  for (const spec of hosted) {
+    collect(inputJsonSchema(spec, hosted));
+    collect(successJsonSchema(spec));
+  }
+  const ids = patterns.filter((p) => ID_PATTERN.test(p));
+  assert(ids.length > 50, `${ids.length} id patterns`);
+  assertEquals(ids.filter((p) => !p.startsWith("^(\\S+:)?")), []);
 });
 
 Deno.test("--toolsets inspect,manage,execute (or LIBTMUX_TOOLSETS) is the whole former default; core combines", () => {

@@ -11,7 +11,7 @@
  * First contact (the master, `tmux -V`) has its own deadline, {@link FIRST_CONTACT_MS}, apart from
  * the deadlines of the call that made it.
  */
-import { ToolError } from "../../errors.ts";
+import { onHostText, ToolError } from "../../errors.ts";
 import { checkCommand, SshError } from "./master.ts";
 import type { RemoteHost } from "./remote_host.ts";
 
@@ -66,8 +66,9 @@ export class RemoteHealth {
       if (!(error instanceof ToolError) || error.code !== "timeout" || signal.aborted) throw error;
       throw new ToolError(
         "host_unreachable",
-        `host ${name}: first contact over ssh did not finish within ${FIRST_CONTACT_MS / 1000} s`,
+        `first contact over ssh did not finish within ${FIRST_CONTACT_MS / 1000} s`,
         {
+          host: name,
           hint: `Retry: the connection goes on being made; check with ` +
             `\`${checkCommand(this.#remote.master.options)}\`.`,
           retryable: true,
@@ -109,15 +110,16 @@ export class RemoteHealth {
     const name = this.#remote.name;
     const error = new SshError(
       "unreachable",
-      `host ${name} stopped answering over ssh (nothing within ${PROBE_MS / 1000} s)`,
+      `stopped answering over ssh (nothing within ${PROBE_MS / 1000} s)`,
       {
+        host: name,
         hint: `Try again later; check with \`${checkCommand(this.#remote.master.options)}\`.`,
         retryable: true,
       },
     );
     this.#remote.starter.backOff(error);
     this.#log(
-      `host ${name}: no answer over ssh within ${PROBE_MS / 1000} s; closing its connection`,
+      onHostText(`no answer over ssh within ${PROBE_MS / 1000} s; closing its connection`, name),
     );
     // Every call and control client of ours on the host rides the master: they end with it.
     await this.#remote.master.close();

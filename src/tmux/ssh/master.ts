@@ -146,7 +146,12 @@ export class SshError extends ToolError {
   constructor(
     kind: SshFailureKind,
     message: string,
-    options: { hint: string; effects?: "none" | "possible"; retryable: boolean },
+    options: {
+      hint: string;
+      effects?: "none" | "possible";
+      retryable: boolean;
+      host: string;
+    },
   ) {
     super(SSH_CODES[kind], message, options);
     this.name = "SshError";
@@ -221,40 +226,46 @@ export function classifySshFailure(
   const check = `check with \`${checkCommand(target)}\` as the user this server runs as`;
   const match = (patterns: RegExp[]) => patterns.some((p) => p.test(stderr));
   if (match(HOST_KEY)) {
-    return new SshError("host_key", `host ${name}: its host key is not known or has changed`, {
+    return new SshError("host_key", "its host key is not known or has changed", {
+      host: name,
       hint: `A person must verify and accept the host key of ${name} once (${check}); ` +
         "this server never prompts.",
       retryable: false,
     });
   }
   if (match(AUTH)) {
-    return new SshError("auth", `host ${name}: ssh could not log in (${said})`, {
+    return new SshError("auth", `ssh could not log in (${said})`, {
+      host: name,
       hint: `ssh must log in without a prompt (a key, an agent); ${check}.`,
       retryable: false,
     });
   }
   if (match(SETUP)) {
-    return new SshError("setup", `host ${name}: ssh could not start (${said})`, {
+    return new SshError("setup", `ssh could not start (${said})`, {
+      host: name,
       hint:
         `Check the ssh configuration for ${name} (--ssh-config, --ssh-control-dir, ~/.ssh); ${check}.`,
       retryable: false,
     });
   }
   if (contacted && (match(DROPPED) || !match(UNREACHABLE))) {
-    return new SshError("dropped", `host ${name}: the ssh connection dropped (${said})`, {
+    return new SshError("dropped", `the ssh connection dropped (${said})`, {
+      host: name,
       hint: "Retry: the next call reconnects; list again before acting on ids.",
       effects,
       retryable: true,
     });
   }
   if (match(UNKNOWN_NAME)) {
-    return new SshError("unreachable", `host ${name} cannot be reached over ssh (${said})`, {
+    return new SshError("unreachable", `cannot be reached over ssh (${said})`, {
+      host: name,
       hint: `ssh cannot resolve the host name of ${name}: check the name in --ssh and in the ssh ` +
         `configuration (a typo?); ${check}.`,
       retryable: false,
     });
   }
-  return new SshError("unreachable", `host ${name} cannot be reached over ssh (${said})`, {
+  return new SshError("unreachable", `cannot be reached over ssh (${said})`, {
+    host: name,
     hint: `Try again later; ${check}.`,
     retryable: true,
   });
@@ -350,8 +361,9 @@ export class SshMaster {
       if (signal?.aborted) throw new ToolError("cancelled", "the call was cancelled");
       throw new SshError(
         "unreachable",
-        `host ${this.name}: ssh did not finish within ${seconds} s`,
+        `ssh did not finish within ${seconds} s`,
         {
+          host: this.name,
           hint: `Try again later; check with \`${checkCommand(this.options)}\`.`,
           retryable: true,
         },

@@ -119,6 +119,7 @@ export class RemoteProcesses implements TmuxStarter {
       {
         hint: failed.error.hint,
         retryable: failed.error.retryable,
+        host: failed.error.host,
       },
     );
   }
@@ -187,8 +188,9 @@ export class RemoteProcesses implements TmuxStarter {
     if (out.stdout === undefined) {
       throw new ToolError(
         "tmux_failed",
-        `host ${this.#master.name}: the remote shell never started tmux`,
+        "the remote shell never started tmux",
         {
+          host: this.#master.name,
           hint: `Check that \`${checkCommand(this.#master.options)}\` prints tmux's version.`,
         },
       );
@@ -232,7 +234,8 @@ export class RemoteProcesses implements TmuxStarter {
       await process.status;
       throw error instanceof ToolError ? error : new ToolError(
         "server_gone",
-        `host ${this.#master.name}: the remote tmux client ended before it started`,
+        "the remote tmux client ended before it started",
+        { host: this.#master.name },
       );
     }
     return {
@@ -278,17 +281,17 @@ export class RemoteProcesses implements TmuxStarter {
   async #checkVersion(signal: AbortSignal = AbortSignal.timeout(60_000)): Promise<string> {
     const out = await this.#collect(["-V"], undefined, signal);
     const name = this.#master.name;
-    if (out === undefined) throw new ToolError("timeout", `host ${name}: tmux -V did not answer`);
+    if (out === undefined) {
+      throw new ToolError("timeout", "tmux -V did not answer", { host: name });
+    }
     const text = new TextDecoder().decode(out.stdout).trim();
     const release = parseTmuxVersion(text);
     if (!out.success || text === "") throw tmuxMissing(this.#master.options);
     if (release && !isSupported(release)) {
       throw new ToolError(
         "unsupported",
-        `host ${name} runs ${
-          text.slice(0, 40)
-        }; ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer is needed`,
-        { hint: `Upgrade tmux on ${name}, or remove it from --ssh.` },
+        `runs ${text.slice(0, 40)}; ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer is needed`,
+        { hint: `Upgrade tmux on ${name}, or remove it from --ssh.`, host: name },
       );
     }
     return text;
@@ -309,9 +312,10 @@ function leaveOnAbort(
   signal: AbortSignal | undefined,
   name: string,
   onTimeout: () => ToolError = () =>
-    new ToolError("timeout", `host ${name}: still connecting over ssh`, {
+    new ToolError("timeout", "still connecting over ssh", {
       hint: "Retry: the connection goes on being made.",
       retryable: true,
+      host: name,
     }),
 ): Promise<void> {
   if (!signal) return attempt;
@@ -329,7 +333,8 @@ function leaveOnAbort(
 
 function tmuxMissing(target: SshTarget): ToolError {
   const name = target.host.name;
-  return new ToolError("tmux_not_found", `host ${name}: tmux is not on the remote PATH`, {
+  return new ToolError("tmux_not_found", "tmux is not on the remote PATH", {
+    host: name,
     hint: `Install tmux on ${name}, on the PATH of non-interactive ssh commands ` +
       `(check with \`${checkCommand(target)}\`).`,
   });

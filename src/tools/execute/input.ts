@@ -20,6 +20,7 @@ import {
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
+import { tmuxId } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
 import { sleepOrCancel } from "../waiting.ts";
 import {
@@ -41,12 +42,14 @@ const PASTE_ENTER_DELAY_MS = 150;
 const META = { reach: "pane-input", effects: "change", output: ["metadata"] } as const;
 
 /** A pane id, described as the send_keys_batch contract describes it. */
-const stablePaneId = z.string().regex(/^%\d+$/).describe("Stable pane id, e.g. %1.");
+const stablePaneId = tmuxId("pane", z.string().regex(/^%\d+$/)).describe(
+  "Stable pane id, e.g. %1.",
+);
 
 const forceSchema = z.boolean().describe("Allow your own pane.");
 
 const sentSchema = z.object({
-  paneId: z.string(),
+  paneId: tmuxId("pane"),
   resolvedPaneIds: z.array(stablePaneId).describe(
     "Every pane that received the input: paneId first, then its synchronized partners.",
   ),
@@ -250,7 +253,7 @@ export const inputTools = [
       enabled: z.boolean(),
       force: forceSchema.optional(),
     }).strict(),
-    output: z.object({ windowId: z.string(), enabled: z.boolean() }).strict(),
+    output: z.object({ windowId: tmuxId("window"), enabled: z.boolean() }).strict(),
     annotations: "setter",
     capability: META,
     handler: async ({ windowId, enabled, force = false }, ctx) =>

@@ -17,7 +17,7 @@ import {
 } from "../../tmux/execute/lifecycle.ts";
 import { PANE_LIMITS } from "../../live/emulator.ts";
 import { defineTool } from "../../tool_types.ts";
-import { generationSchema, sessionRefSchema } from "../schemas.ts";
+import { generationSchema, sessionRefSchema, tmuxId } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
 
 const META = {
@@ -66,8 +66,8 @@ export const lifecycleTools = [
       height: z.int().min(1).max(PANE_LIMITS.rows).optional().describe("Default 24."),
     }).strict(),
     output: z.object({
-      sessionId: z.string(),
-      name: z.string().describe("The session's name as tmux stored it."),
+      sessionId: tmuxId("session"),
+      name: tmuxId("session").describe("The session's name as tmux stored it."),
       windowId: windowIdSchema,
       ...createdShape,
       serverStarted: z.boolean().describe("True when no tmux server was running before."),
@@ -100,7 +100,7 @@ export const lifecycleTools = [
       select: selectSchema.optional(),
     }).strict(),
     output: z.object({
-      sessionId: z.string(),
+      sessionId: tmuxId("session"),
       windowId: windowIdSchema,
       windowIndex: z.int(),
       name: z.string().describe("The window's name as tmux stored it."),

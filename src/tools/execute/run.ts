@@ -20,7 +20,7 @@ import {
   type RunEnd,
 } from "../../tmux/execute/run.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
-import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { generationSchema, maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 import { ASK_TEXT, GUARDED } from "../wording.ts";
 import { waitShape } from "../waiting.ts";
 
@@ -63,7 +63,7 @@ export const runTools = [
       generation: generationSchema.optional(),
     }).strict(),
     output: z.object({
-      paneId: z.string(),
+      paneId: tmuxId("pane"),
       resolvedPaneIds: z.array(paneIdSchema).describe("The pane the command was typed into."),
       outcome: OUTCOME,
       exitStatus: z.int().optional().describe("The command's exit status ($?), when completed."),
@@ -72,10 +72,10 @@ export const runTools = [
           "typed line, the prompt or a final newline; for a timeout, what it printed so far.",
       ),
       ...boundedShape,
-      cursor: z.string().optional().describe(
+      cursor: tmuxId("cursor").optional().describe(
         "Pass it to capture_since (with waitMs) to follow the pane from here, e.g. after a timeout.",
       ),
-      runId: z.string().optional().describe("On timeout: pass it to wait_for_command."),
+      runId: tmuxId("run").optional().describe("On timeout: pass it to wait_for_command."),
       ...waitShape,
       note: z.string().optional(),
     }).strict(),
@@ -136,18 +136,18 @@ export const runTools = [
     description: "Wait for the end of a run_shell_command that timed out, by its runId: exit " +
       "status and whole output, or timeout (call again).",
     input: z.object({
-      runId: z.string().min(1).max(64),
+      runId: tmuxId("run", z.string().min(1).max(64)),
       timeoutMs: z.int().min(0).optional(),
     }).strict(),
     output: z.object({
-      runId: z.string(),
+      runId: tmuxId("run"),
       outcome: OUTCOME,
       exitStatus: z.int().optional().describe("The command's exit status ($?), when completed."),
       output: z.string().describe(
         "The command's whole output as the terminal shows it (so far, for a timeout), tail-first.",
       ),
       ...boundedShape,
-      cursor: z.string().optional().describe("Pass it to capture_since to follow the pane."),
+      cursor: tmuxId("cursor").optional().describe("Pass it to capture_since to follow the pane."),
       ...waitShape,
     }).strict(),
     annotations: "inspect",

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { byteLength, errorResult, type ToolResult } from "../../results.ts";
 import { defineTool, type ToolSpec } from "../../tool_types.ts";
-import { PROSE_FREE } from "../schemas.ts";
+import { nestedCall, PROSE_FREE } from "../schemas.ts";
 
 /** The ceiling of the complete JSON-RPC response, framing included (the batch contract). */
 const RESPONSE_LIMIT = 1_000_000;
@@ -132,7 +132,7 @@ export const batchTools = [
       operations: z.array(
         z.object({
           tool: z.string().max(64),
-          arguments: z.unknown().optional(),
+          arguments: nestedCall().optional(),
         }).strict(),
       ).min(1).max(16),
     }).strict(),

@@ -6,7 +6,7 @@ import { capturePane, snapshotPane } from "../../tmux/read/capture.ts";
 import { checkGeneration } from "../../tmux/read/generation.ts";
 import { defineTool } from "../../tool_types.ts";
 import { paneIdSchema, pickShape } from "../../rows.ts";
-import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { generationSchema, maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 
 const META = { reach: "none", effects: "observe", output: ["terminal-text"] } as const;
 
@@ -22,7 +22,7 @@ const CAPTURE_LINE_CEILING = 100_000;
 
 /** What snapshot_pane reports besides the text. */
 const paneSnapshotSchema = z.object({
-  paneId: z.string(),
+  paneId: tmuxId("pane"),
   generation: z.string(),
   cursorX: z.int(),
   cursorY: z.int(),
@@ -60,7 +60,7 @@ export const captureTools = [
     }).strict(),
     output: z.object({
       ...textResultShape,
-      paneId: z.string(),
+      paneId: tmuxId("pane"),
       generation: z.string(),
       start: z.int().describe("First line covered (clamped to the scrollback's top)."),
       end: z.int().describe("Last line covered (clamped to the screen's last row)."),

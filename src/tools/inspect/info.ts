@@ -26,12 +26,33 @@ import {
   windowIdSchema,
   windowRowSchema,
 } from "../../rows.ts";
-import { generationSchema, sessionRefSchema } from "../schemas.ts";
+import { generationSchema, sessionRefSchema, tmuxId, tmuxVariables } from "../schemas.ts";
 
 const META = { reach: "none", effects: "observe", output: ["metadata"] } as const;
 
 /** Characters of one variable's value returned at most (a title a program sets can be huge). */
 const VARIABLE_VALUE_CHARS = 4096;
+
+/**
+ * The tmux variables whose value names an object of the pane's own host (tmux's names): a remote
+ * host's answer qualifies them as every id field (docs/design.md §5.15); `sessions` are lists.
+ */
+const VARIABLE_IDS = {
+  pane_id: "pane",
+  window_id: "window",
+  session_id: "session",
+  next_session_id: "session",
+  session_name: "session",
+  client_session: "session",
+  client_last_session: "session",
+  hook_pane: "pane",
+  hook_window: "window",
+  hook_session: "session",
+  hook_session_name: "session",
+  session_group_list: "sessions",
+  window_active_sessions_list: "sessions",
+  window_linked_sessions_list: "sessions",
+} as const;
 
 /** get_pane_info's answer: the pane row and its details. */
 const paneInfoSchema = paneRowSchema.extend(paneDetailsSchema.shape).strict();
@@ -66,7 +87,7 @@ export const inspectTools = [
       clients: z.int(),
       people: z.int().describe("Attached clients that are not this server's own."),
       insideThisServer: z.boolean(),
-      callerPaneId: z.string().optional(),
+      callerPaneId: tmuxId("pane").optional(),
     }).strict(),
     annotations: "inspect",
     capability: META,
@@ -122,7 +143,7 @@ export const inspectTools = [
       "window and its windows.",
     input: z.object({ session: sessionRefSchema }).strict(),
     output: sessionRowSchema.extend({
-      activeWindowId: z.string(),
+      activeWindowId: tmuxId("window"),
       windows: z.array(windowRowSchema),
       windowCount: z.int(),
       truncated: z.boolean().optional().describe(
@@ -155,7 +176,7 @@ export const inspectTools = [
     description: "One window: size, layout string, zoom, active pane and its panes.",
     input: z.object({ windowId: windowIdSchema }).strict(),
     output: windowFactsSchema.extend({
-      activePaneId: z.string().nullable(),
+      activePaneId: tmuxId("pane").nullable(),
       panes: z.array(paneRowSchema),
       truncated: z.boolean().optional().describe(
         `True when panes were left out (over ${LIST_LIMIT} or ${LIST_BYTES} bytes).`,
@@ -209,7 +230,7 @@ export const inspectTools = [
     }).strict(),
     output: z.object({
       found: z.boolean(),
-      paneId: z.string().optional(),
+      paneId: tmuxId("pane").optional(),
       generation: z.string().optional(),
       geometry: geometrySchema.optional(),
     }).strict(),
@@ -247,8 +268,8 @@ export const inspectTools = [
       paneId: paneIdSchema.optional(),
     }).strict(),
     output: z.object({
-      paneId: z.string().nullable().describe("The pane the variables were resolved for."),
-      values: z.record(z.string(), z.string()),
+      paneId: tmuxId("pane").nullable().describe("The pane the variables were resolved for."),
+      values: tmuxVariables(VARIABLE_IDS),
       withheld: z.array(z.string()).describe(
         "Names found in the environment or secret-looking: not returned.",
       ),

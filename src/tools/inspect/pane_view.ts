@@ -9,6 +9,7 @@ import { ToolError } from "../../errors.ts";
 import { CURSOR_PATTERN, formatCursor } from "../../live/cursor.ts";
 import { gridFromBuffer, gridFromCapture } from "../../render/cells.ts";
 import { paneIdSchema } from "../../rows.ts";
+import { tmuxId } from "../schemas.ts";
 import { snapshotPane } from "../../tmux/read/capture.ts";
 import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
@@ -17,7 +18,7 @@ import { PANE_VIEW_URI } from "../../view/resource.ts";
 import { cursorStream } from "../waiting.ts";
 
 const output = z.object({
-  paneId: z.string(),
+  paneId: tmuxId("pane"),
   generation: z.string(),
   columns: z.int().describe("The pane's width; rows are cut to the first 400."),
   rows: z.int().describe("The pane's height; the frame holds its first 200 rows."),
@@ -26,7 +27,9 @@ const output = z.object({
   cursorX: z.int(),
   cursorY: z.int(),
   cursorVisible: z.boolean().describe("Whether the program shows the cursor."),
-  cursor: z.string().optional().describe("Pass it back to wait for the next change (live only)."),
+  cursor: tmuxId("cursor").optional().describe(
+    "Pass it back to wait for the next change (live only).",
+  ),
   changed: z.boolean().describe("False when a wait ended with nothing new."),
   dead: z.boolean().optional().describe("Checked on the first frame and after a quiet wait."),
   exitStatus: z.int().optional(),
@@ -77,7 +80,7 @@ export const paneViewTools = [
       "the next change.",
     input: z.object({
       paneId: paneIdSchema,
-      cursor: z.string().regex(CURSOR_PATTERN).optional(),
+      cursor: tmuxId("cursor", z.string().regex(CURSOR_PATTERN)).optional(),
       waitMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
         "With cursor: wait this long at most for a change. Default 0.",
       ),

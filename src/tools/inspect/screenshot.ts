@@ -5,7 +5,7 @@ import { paneIdSchema } from "../../rows.ts";
 import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
 import { checkGeneration } from "../../tmux/read/generation.ts";
 import { defineTool } from "../../tool_types.ts";
-import { generationSchema } from "../schemas.ts";
+import { generationSchema, tmuxId } from "../schemas.ts";
 import { THEMES } from "../../render/palette.ts";
 import {
   CELL,
@@ -36,7 +36,7 @@ export const screenshotTools = [
       cursor: z.boolean().optional().describe("Mark the cursor. Default true."),
     }).strict(),
     output: z.object({
-      paneId: z.string(),
+      paneId: tmuxId("pane"),
       generation: z.string(),
       columns: z.int().describe("The pane's width in cells."),
       rows: z.int().describe("The pane's height in cells."),

@@ -18,7 +18,7 @@ import { resolveSessionRef } from "../../tmux/read/session_ref.ts";
 import { hostField, pickShape } from "../../rows.ts";
 import { defineTool } from "../../tool_types.ts";
 import type { MatchBounds } from "../../pattern/pool.ts";
-import { sessionRefSchema } from "../schemas.ts";
+import { sessionRefSchema, tmuxId } from "../schemas.ts";
 import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
 import { sleepOrCancel } from "../waiting.ts";
 
@@ -39,8 +39,8 @@ const SEARCH_LIMITS = {
 const SLICE_MS = 20;
 
 const matchSchema = z.object({
-  paneId: z.string(),
-  sessionName: z.string(),
+  paneId: tmuxId("pane"),
+  sessionName: tmuxId("session"),
   windowIndex: z.int(),
   windowName: z.string(),
   line: z.int().describe(

@@ -16,7 +16,7 @@ import {
   truncatedFlag,
 } from "../../results.ts";
 import { defineTool } from "../../tool_types.ts";
-import { sessionRefSchema } from "../schemas.ts";
+import { sessionRefSchema, tmuxId } from "../schemas.ts";
 import { SECRET_NAME } from "../../tmux/read/environment.ts";
 
 const META = { reach: "none", effects: "observe", output: ["configuration"] } as const;
@@ -40,7 +40,9 @@ export const settingsTools = [
         "Exact, like status-left or @mine.",
       ),
       scope: z.enum(OPTION_SCOPES).optional().describe("Default server."),
-      target: z.string().min(1).max(256).optional().describe("The session, @N or %N."),
+      target: tmuxId("target", z.string().min(1).max(256)).optional().describe(
+        "The session, @N or %N.",
+      ),
     }).strict(),
     output: z.object({
       name: z.string(),

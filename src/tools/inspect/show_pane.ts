@@ -5,13 +5,14 @@
 import { z } from "zod";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
+import { tmuxId } from "../schemas.ts";
 import { snapshotPane } from "../../tmux/read/capture.ts";
 import { defineTool } from "../../tool_types.ts";
 import { PANE_VIEW_URI } from "../../view/resource.ts";
 
 const output = z.object({
   ...textResultShape,
-  paneId: z.string(),
+  paneId: tmuxId("pane"),
   generation: z.string(),
   width: z.int(),
   height: z.int(),

@@ -12,7 +12,7 @@ import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { capturePane } from "../../tmux/read/capture.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { paneIdSchema } from "../../rows.ts";
-import { maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 import { cursorStream, sleepOrCancel, waitBudget, waitShape } from "../waiting.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
@@ -65,7 +65,7 @@ export const sinceTools = [
       "burst ends. On stale_cursor, call without a cursor.",
     input: z.object({
       paneId: paneIdSchema,
-      cursor: z.string().regex(CURSOR_PATTERN).optional().describe(
+      cursor: tmuxId("cursor", z.string().regex(CURSOR_PATTERN)).optional().describe(
         "From capture_since or wait_for_text.",
       ),
       maxLines: maxLinesSchema.optional(),
@@ -77,8 +77,8 @@ export const sinceTools = [
     }).strict(),
     output: z.object({
       ...textResultShape,
-      cursor: z.string().optional().describe("Pass it to the next call (live mode only)."),
-      paneId: z.string(),
+      cursor: tmuxId("cursor").optional().describe("Pass it to the next call (live mode only)."),
+      paneId: tmuxId("pane"),
       generation: z.string(),
       streaming: z.boolean().describe("True when output is streamed live; false in fallback mode."),
       missedRows: z.int().describe(

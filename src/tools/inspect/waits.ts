@@ -29,7 +29,7 @@ import { capturePane } from "../../tmux/read/capture.ts";
 import { paneFate } from "../../tmux/read/queries.ts";
 import { checkGeneration } from "../../tmux/read/generation.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
-import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
+import { generationSchema, maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
 import { cursorStream, sleepOrCancel, waitBudget, waitProgress, waitShape } from "../waiting.ts";
 
@@ -130,7 +130,7 @@ export const waitTools = [
       regex: z.boolean().optional().describe("Patterns are RE2 (no backreferences)."),
       ignoreCase: z.boolean().optional(),
       timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Default 30000."),
-      cursor: z.string().regex(CURSOR_PATTERN).optional().describe(
+      cursor: tmuxId("cursor", z.string().regex(CURSOR_PATTERN)).optional().describe(
         "From capture_since or wait_for_text: match all shown since.",
       ),
       includeScreen: z.boolean().optional().describe("Also match the screen as it is."),
@@ -154,11 +154,11 @@ export const waitTools = [
         "The line was already there when the wait began (on screen, or since your cursor).",
       ),
       ...textResultShape,
-      cursor: z.string().optional().describe(
+      cursor: tmuxId("cursor").optional().describe(
         "Continue from here with wait_for_text or capture_since (live mode; absent once the " +
           "pane died or the server went away).",
       ),
-      paneId: z.string(),
+      paneId: tmuxId("pane"),
       generation: z.string(),
       streaming: z.boolean().describe("True when the pane is streamed live; false when polled."),
       missedRows: z.int().describe(

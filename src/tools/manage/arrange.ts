@@ -20,7 +20,7 @@ import {
 } from "../../tmux/manage/manage.ts";
 import { PANE_LIMITS } from "../../live/emulator.ts";
 import { defineTool } from "../../tool_types.ts";
-import { sessionRefSchema } from "../schemas.ts";
+import { sessionRefSchema, tmuxId } from "../schemas.ts";
 import { VIEW_GUARDED } from "../wording.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
@@ -31,9 +31,9 @@ const rowsSchema = z.int().min(1).max(PANE_LIMITS.rows);
 const percentSchema = z.string().regex(/^(100|[1-9]\d?)%$/);
 
 const windowOut = z.object({
-  windowId: z.string(),
-  sessionId: z.string(),
-  sessionName: z.string(),
+  windowId: tmuxId("window"),
+  sessionId: tmuxId("session"),
+  sessionName: tmuxId("session"),
   windowIndex: z.int(),
   active: z.boolean().describe("It is its session's current window."),
   width: z.int(),
@@ -43,8 +43,8 @@ const windowOut = z.object({
 }).strict();
 
 const paneOut = z.object({
-  paneId: z.string(),
-  windowId: z.string(),
+  paneId: tmuxId("pane"),
+  windowId: tmuxId("window"),
   paneIndex: z.int(),
   active: z.boolean().describe("It is its window's active pane."),
   width: z.int(),

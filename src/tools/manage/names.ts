@@ -15,7 +15,7 @@ import {
   setPaneTitle,
 } from "../../tmux/manage/manage.ts";
 import { defineTool } from "../../tool_types.ts";
-import { sessionRefSchema } from "../schemas.ts";
+import { sessionRefSchema, tmuxId } from "../schemas.ts";
 
 const META = { reach: "none", effects: "change", output: ["metadata"] } as const;
 
@@ -23,14 +23,15 @@ const nameSchema = z.string().min(1).max(MAX_NAME_CHARS).describe(
   'Literal; not starting with "-".',
 );
 
-const sessionOut = z.object({ sessionId: z.string(), sessionName: z.string() }).strict();
-const windowOut = z.object({ windowId: z.string(), windowName: z.string() }).strict();
-const paneOut = z.object({ paneId: z.string(), title: z.string() }).strict();
+const sessionOut = z.object({ sessionId: tmuxId("session"), sessionName: tmuxId("session") })
+  .strict();
+const windowOut = z.object({ windowId: tmuxId("window"), windowName: z.string() }).strict();
+const paneOut = z.object({ paneId: tmuxId("pane"), title: z.string() }).strict();
 
 /** Global or one session: the scope a session option was set at. */
 const scopeSchema = {
   scope: z.enum(["global", "session"]),
-  sessionId: z.string().nullable().describe("The session it was set on; null when global."),
+  sessionId: tmuxId("session").nullable().describe("The session it was set on; null when global."),
 };
 
 function scopeOf(sessionId: string | null): "global" | "session" {

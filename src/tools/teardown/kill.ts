@@ -12,7 +12,7 @@ import type { GuardTarget } from "../../guard/rules.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
 import { clearScrollback, type KillTarget, killTarget } from "../../tmux/teardown/teardown.ts";
 import { type ActingContext, defineTool } from "../../tool_types.ts";
-import { generationSchema, sessionRefSchema } from "../schemas.ts";
+import { generationSchema, sessionRefSchema, tmuxId } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
 
 const META = { reach: "none", effects: "delete", output: ["metadata"] } as const;
@@ -96,7 +96,7 @@ export const teardownTools = [
     title: "Kill a session",
     description: "End a session; the server exits with its last. " + GUARDED,
     input: z.object({ session: sessionRefSchema, force: forceSchema.optional() }).strict(),
-    output: z.object({ sessionId: z.string(), ...endedShape }).strict(),
+    output: z.object({ sessionId: tmuxId("session"), ...endedShape }).strict(),
     annotations: "teardown",
     capability: META,
     handler: async ({ session, force = false }, ctx) => {

@@ -76,15 +76,15 @@ Deno.test({
       // Not answered within the listing's budget for it, suspect, or backed off.
       assertMatch(
         listed.note ?? "",
-        /^host s1 (did not answer within \d+ ms|is not answering|stopped answering over ssh)/,
+        /^host s1: (did not answer within \d+ ms|not answering|stopped answering over ssh)/,
       );
-      return /^host s1 stopped answering over ssh/.test(listed.note ?? "");
+      return /^host s1: stopped answering over ssh/.test(listed.note ?? "");
     }, 40_000);
     assert(backedOff, `s1 never backed off: ${listed.note}`);
     // A call to it fails as unreachable (with when it was tried), not after its deadline.
     const direct = await fails(client, "get_server_info", { host: "s1" });
     assertEquals([direct.code, direct.retryable], ["host_unreachable", true]);
-    assertMatch(direct.message, /^host s1 stopped answering over ssh .*tried \d+ s ago/);
+    assertMatch(direct.message, /^host s1: stopped answering over ssh .*tried \d+ s ago/);
     // Its connection is gone: the master was closed, and nothing of ours waits on s1.
     const onS1 = (line: string) => line.includes(" -- s1 ") || line.endsWith(" -- s1");
     assert(
@@ -114,7 +114,7 @@ Deno.test({
     const { client } = env.server;
     const listed = await ok<Listing>(client, "list_panes");
     assertEquals(hostsOf(listed), ["local", "m1"]);
-    assertMatch(listed.note ?? "", /^host dead cannot be reached over ssh/);
+    assertMatch(listed.note ?? "", /^host dead: cannot be reached over ssh/);
     const direct = await fails(client, "get_server_info", { host: "dead" });
     assertEquals(direct.code, "host_unreachable");
   },

@@ -197,12 +197,12 @@ Deno.test({
     await using env = await setUp(["--ssh", "gone=refused"]);
     const { client } = env.server;
     const listed = await panes(env.server);
-    assertMatch(listed.note ?? "", /^host gone cannot be reached over ssh/);
+    assertMatch(listed.note ?? "", /^host gone: cannot be reached over ssh/);
     assertEquals(listed.panes.filter((p) => p.host === "m1").length, 1);
     // Backed off: the next listing does not wait for it again, and says when it was tried.
     assertMatch(
       (await panes(env.server)).note ?? "",
-      /host gone cannot be reached .*tried \d+ s ago/,
+      /host gone: cannot be reached .*tried \d+ s ago/,
     );
     const direct = await fails(client, "get_server_info", { host: "gone" });
     assertEquals([direct.code, direct.retryable], ["host_unreachable", true]);
