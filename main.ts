@@ -18,7 +18,7 @@ import {
   MIN_TMUX,
   parseTmuxVersion,
 } from "./src/tmux/core/version.ts";
-import { VERSION } from "./src/version.ts";
+import { VERSION } from "./src/base/version.ts";
 
 // The bundle (`deno task bundle`) is plain JavaScript: under Node it would load and exit 0 without
 // serving anything. Say what it needs instead, and fail.

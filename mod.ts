@@ -46,4 +46,4 @@ export type { SshHostSpec } from "./src/tmux/ssh/destination.ts";
 export type { EnvReader } from "./src/tmux/core/runner.ts";
 export type { LiveOptions, LiveStats, LiveStatus } from "./src/tmux/live/options.ts";
 export type { JsonRpcMessage, McpTransport } from "./src/server.ts";
-export { VERSION } from "./src/version.ts";
+export { VERSION } from "./src/base/version.ts";

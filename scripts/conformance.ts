@@ -20,7 +20,7 @@ import { parseConfig } from "../src/config.ts";
 import { TmuxHost } from "../src/host.ts";
 import { generateToken } from "../src/http/access.ts";
 import { createHttpHandler, type HttpHandler } from "../src/http/server.ts";
-import { VERSION } from "../src/version.ts";
+import { VERSION } from "../src/base/version.ts";
 
 /** The suite, pinned: a new version may add or change scenarios, so it is a deliberate update. */
 export const SUITE = "@modelcontextprotocol/conformance@0.1.16";

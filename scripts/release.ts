@@ -10,12 +10,12 @@
  *       `BINARY --version`, then initialize, tools/list and list_panes over stdio against a
  *       headless tmux on a private socket.
  *   deno task version [--check]
- *       write src/version.ts from deno.json's version (`--check`: exit 1 if they differ).
+ *       write src/base/version.ts from deno.json's version (`--check`: exit 1 if they differ).
  *
  * A build applies these rules in this order:
  * 1. The target is one of TARGETS. Windows has no tmux, so there is no Windows build.
  * 2. `--tag`, when given, names deno.json's version.
- * 3. src/version.ts says deno.json's version, so `--version` and the file names agree (the
+ * 3. src/base/version.ts says deno.json's version, so `--version` and the file names agree (the
  *    published package holds no deno.json reader). A local build rewrites it; a tagged build
  *    refuses a stale one, since JSR publishes the committed file.
  * 4. `DENORT_BIN` (deno compile's own variable: a local runtime instead of the download) reaches
@@ -39,7 +39,7 @@ export type Target = typeof TARGETS[number];
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const MANIFEST = `${ROOT}/deno.json`;
-const VERSION_MODULE = `${ROOT}/src/version.ts`;
+const VERSION_MODULE = `${ROOT}/src/base/version.ts`;
 const ENTRY = `${ROOT}/main.ts`;
 
 /** The parts of deno.json a release reads. */
@@ -72,7 +72,7 @@ export function releaseFlags(startTask: string): string[] {
   return [...flags, "--no-prompt"];
 }
 
-/** The text of src/version.ts for a version (what `deno fmt` leaves unchanged). */
+/** The text of src/base/version.ts for a version (what `deno fmt` leaves unchanged). */
 export function versionModule(version: string): string {
   return [
     "// Generated from deno.json's version by `deno task version` (scripts/release.ts): edit",
@@ -84,12 +84,12 @@ export function versionModule(version: string): string {
   ].join("\n");
 }
 
-/** Whether src/version.ts is exactly what `deno task version` writes for `version`. */
+/** Whether src/base/version.ts is exactly what `deno task version` writes for `version`. */
 async function versionModuleAgrees(version: string): Promise<boolean> {
   return await Deno.readTextFile(VERSION_MODULE).catch(() => "") === versionModule(version);
 }
 
-/** Rewrite src/version.ts when it does not say `version`; true when it was rewritten. */
+/** Rewrite src/base/version.ts when it does not say `version`; true when it was rewritten. */
 export async function writeVersionModule(version: string): Promise<boolean> {
   if (await versionModuleAgrees(version)) return false;
   await Deno.writeTextFile(VERSION_MODULE, versionModule(version));
@@ -258,11 +258,11 @@ async function build(args: string[]): Promise<void> {
   if (values.tag !== undefined) {
     if (!await versionModuleAgrees(manifest.version)) {
       throw new ReleaseError(
-        `release: src/version.ts does not say ${manifest.version}; run deno task version and commit`,
+        `release: src/base/version.ts does not say ${manifest.version}; run deno task version and commit`,
       );
     }
   } else if (await writeVersionModule(manifest.version)) {
-    console.log(`src/version.ts now says ${manifest.version}`);
+    console.log(`src/base/version.ts now says ${manifest.version}`);
   }
   // Absolute, because deno compile runs in the checkout and this script may not.
   const out = values.out === undefined
@@ -485,12 +485,12 @@ async function version(args: string[]): Promise<void> {
   if (args.includes("--check")) {
     if (!await versionModuleAgrees(version)) {
       throw new ReleaseError(
-        `version: src/version.ts does not say ${version}; run deno task version`,
+        `version: src/base/version.ts does not say ${version}; run deno task version`,
       );
     }
     return;
   }
-  if (await writeVersionModule(version)) console.log(`src/version.ts now says ${version}`);
+  if (await writeVersionModule(version)) console.log(`src/base/version.ts now says ${version}`);
 }
 
 async function run(args: string[]): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { errorMessage, type ToolError } from "./errors.ts";
-import { byteLength } from "./utf8.ts";
+import { byteLength } from "./base/utf8.ts";
 
 /** UTF-8 length of a string (one count for the funnel and the results layer). */
 export { byteLength };

@@ -13,7 +13,7 @@ import { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from 
 import { checkingIntervalMs, type HttpLimits, resolveLimits } from "./limits.ts";
 import { sendResponse, toRequest } from "./node_bridge.ts";
 import { failure } from "./responses.ts";
-import { CLOSE_GRACE_MS, pauseUnlessAborted, settlesWithin } from "../timing.ts";
+import { CLOSE_GRACE_MS, pauseUnlessAborted, settlesWithin } from "../base/timing.ts";
 
 export { createHttpHandler, type HttpHandler, type HttpOptions, MCP_PATH } from "./handler.ts";
 export { HTTP_LIMITS, type HttpLimits } from "./limits.ts";

@@ -4,7 +4,7 @@
  * reads that turns an offset back into its mark. Pure: no stream, no terminal.
  */
 import { ToolError } from "../errors.ts";
-import { randomHex } from "../random.ts";
+import { randomHex } from "../base/random.ts";
 
 /** Cursor syntax: `ltxc1.<32 hex stream id>.<offset>` (the ltxc1 cursor, docs/design.md §1.6). */
 export const CURSOR_PATTERN = /^ltxc1\.[0-9a-f]{32}\.(?:0|[1-9][0-9]*)$/;

@@ -14,7 +14,7 @@
 import type { ReadMark } from "./cursor.ts";
 import type { PaneEmulator } from "./emulator.ts";
 import { changeSince, fingerprint, type RowsSince, rowsSince } from "./row_changes.ts";
-import { byteLength } from "../utf8.ts";
+import { byteLength } from "../base/utf8.ts";
 
 /** Absolute rows [from, to) of a terminal's normal screen. */
 export interface RowRange {

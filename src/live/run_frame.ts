@@ -17,7 +17,7 @@ import type { ToolError } from "../errors.ts";
 import type { PaneEmulator } from "./emulator.ts";
 import { OutputStart, type RunOutput, startEvents } from "./run_output.ts";
 import type { OutputTap } from "./stream.ts";
-import { randomHex } from "../random.ts";
+import { randomHex } from "../base/random.ts";
 
 /** The OSC number of our frames: one no terminal we know of assigns (tmux 3.3a ignores it). */
 const FRAME_OSC = 7735;

@@ -2,7 +2,7 @@
  * Turns for the event loop during long drawing (docs/design.md §9.5): drawing a 400x200 pane takes
  * hundreds of milliseconds, and every other call of the process waits while one loop holds it.
  */
-import { pauseUnlessAborted } from "../timing.ts";
+import { pauseUnlessAborted } from "../base/timing.ts";
 
 /** How long drawing runs before it lets other work run. */
 const SLICE_MS = 8;

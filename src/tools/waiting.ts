@@ -27,8 +27,8 @@ export function waitBudget(
   return { timeoutMs: Math.min(wanted, waitMaxMs), timeoutClamped: wanted > waitMaxMs };
 }
 
-/** The sleep tool calls use: it fails with `cancelled` when the call is (src/timing.ts). */
-export { sleepOrCancel } from "../timing.ts";
+/** The sleep tool calls use: it fails with `cancelled` when the call is (src/base/timing.ts). */
+export { sleepOrCancel } from "../base/timing.ts";
 
 /**
  * The live stream a cursor (the ltxc1 cursor, docs/design.md §1.6) names and the read offset it

@@ -14,7 +14,7 @@ import {
   TARGETS,
   versionModule,
 } from "../../scripts/release.ts";
-import { VERSION } from "../../src/version.ts";
+import { VERSION } from "../../src/base/version.ts";
 import { MIN_TMUX } from "../../src/tmux/core/version.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -102,27 +102,30 @@ function embeddedMetadata(binary: Uint8Array): Record<string, unknown> {
 
 // ---- the version ----
 
-Deno.test("src/version.ts holds deno.json's version, as `deno task version` writes it", async () => {
+Deno.test("src/base/version.ts holds deno.json's version, as `deno task version` writes it", async () => {
   assertEquals(VERSION, manifest.version);
-  assertEquals(await Deno.readTextFile(`${ROOT}/src/version.ts`), versionModule(manifest.version));
+  assertEquals(
+    await Deno.readTextFile(`${ROOT}/src/base/version.ts`),
+    versionModule(manifest.version),
+  );
   const printed = await runMain(["--version"]);
   assertEquals(printed.stdout, `${manifest.version}\n`);
-  const source = await Deno.readTextFile(`${ROOT}/src/version.ts`);
+  const source = await Deno.readTextFile(`${ROOT}/src/base/version.ts`);
   assert(!source.includes("import"), "the published package reads no deno.json");
 });
 
-Deno.test("`deno task version` rewrites a stale src/version.ts; a tagged release refuses one", async () => {
-  // In a copy of the three files involved, so the checkout's own version.ts is never touched.
+Deno.test("`deno task version` rewrites a stale src/base/version.ts; a tagged release refuses one", async () => {
+  // In a copy of the three files involved, so the checkout's own base/version.ts is never touched.
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-release-" });
   try {
     await Deno.mkdir(`${dir}/scripts`);
-    await Deno.mkdir(`${dir}/src`);
+    await Deno.mkdir(`${dir}/src/base`, { recursive: true });
     await Deno.copyFile(`${ROOT}/scripts/release.ts`, `${dir}/scripts/release.ts`);
     await Deno.writeTextFile(
       `${dir}/deno.json`,
       JSON.stringify({ version: "9.8.7", tasks: manifest.tasks }),
     );
-    await Deno.writeTextFile(`${dir}/src/version.ts`, versionModule(manifest.version));
+    await Deno.writeTextFile(`${dir}/src/base/version.ts`, versionModule(manifest.version));
     const script = (...args: string[]) =>
       new Deno.Command(Deno.execPath(), {
         args: [
@@ -140,12 +143,12 @@ Deno.test("`deno task version` rewrites a stale src/version.ts; a tagged release
     assertEquals(tagged.code, 1);
     assertEquals(
       decoder.decode(tagged.stderr).trim(),
-      "release: src/version.ts does not say 9.8.7; run deno task version and commit",
+      "release: src/base/version.ts does not say 9.8.7; run deno task version and commit",
     );
     assertEquals((await script("version", "--check")).code, 1);
     const written = await script("version");
-    assertEquals(decoder.decode(written.stdout), "src/version.ts now says 9.8.7\n");
-    assertEquals(await Deno.readTextFile(`${dir}/src/version.ts`), versionModule("9.8.7"));
+    assertEquals(decoder.decode(written.stdout), "src/base/version.ts now says 9.8.7\n");
+    assertEquals(await Deno.readTextFile(`${dir}/src/base/version.ts`), versionModule("9.8.7"));
     assertEquals((await script("version", "--check")).code, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });

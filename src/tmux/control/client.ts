@@ -29,7 +29,7 @@ import {
 } from "./syntax.ts";
 import type { PaneSize } from "../core/layout.ts";
 import { type ControlChild, pipedReader } from "../core/process.ts";
-import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../../base/timing.ts";
 import { ChunkReader } from "../core/chunk_reader.ts";
 
 /** Callbacks of a control client. */

@@ -37,7 +37,7 @@ import { ControlClient } from "./client.ts";
 import { FramingError } from "./syntax.ts";
 import { planRoute } from "./route_plan.ts";
 import { RoutedReply } from "./route_reply.ts";
-import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../../base/timing.ts";
 
 /** Timing knobs of the route (the live engine's, docs/design.md §7.4). */
 interface RouteOptions {

@@ -3,7 +3,7 @@
  * split on per-call random separators, so that nothing a pane, a path or a name contains can forge
  * a boundary (paths reach `-F` output raw, control characters included).
  */
-import { randomHex } from "../../random.ts";
+import { randomHex } from "../../base/random.ts";
 
 /**
  * Make an agent-supplied string inert in a format-expanded tmux argument (`-F`, `rename-window`,

@@ -36,7 +36,7 @@ import { execPrograms } from "./shell_words.ts";
 import { type PaneFate, paneFate } from "../read/queries.ts";
 import { checkGeneration } from "../read/generation.ts";
 import { paneArg } from "../core/ids.ts";
-import { settlesWithin } from "../../timing.ts";
+import { settlesWithin } from "../../base/timing.ts";
 
 export { POSIX_SHELLS } from "./run_pane.ts";
 

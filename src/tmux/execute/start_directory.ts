@@ -11,7 +11,7 @@
  *   terminal yet), so an empty or unexpected answer is read again.
  */
 import { preview, ToolError } from "../../errors.ts";
-import { pauseUnlessAborted } from "../../timing.ts";
+import { pauseUnlessAborted } from "../../base/timing.ts";
 import type { TmuxCommand } from "../core/argv.ts";
 import type { TmuxContext } from "../core/context.ts";
 import { literal, nonce, parseRows, rowFormat, separators } from "../core/format.ts";

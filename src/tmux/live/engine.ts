@@ -26,7 +26,7 @@ import { readBack } from "./history_rows.ts";
 import type { RowRange, TmuxRows } from "../../live/read_back.ts";
 import { snapshot } from "../read/queries.ts";
 import { paneNotFound, rethrowPaneMissing } from "../read/not_found.ts";
-import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../../base/timing.ts";
 
 /** How many ended streams are remembered, so a late cursor learns why its stream ended. */
 const ENDED_MEMORY = 256;

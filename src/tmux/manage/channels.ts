@@ -26,7 +26,7 @@
 import { ToolError } from "../../errors.ts";
 import type { TmuxRunner } from "../core/runner.ts";
 import { refuseFlagLike } from "../core/argv.ts";
-import { CLOSE_GRACE_MS, settlesWithin } from "../../timing.ts";
+import { CLOSE_GRACE_MS, settlesWithin } from "../../base/timing.ts";
 
 /** Channel names this server waits on and signals. */
 const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -20,7 +20,7 @@ import { generationOf } from "./generation.ts";
 import { paneArg } from "../core/ids.ts";
 import { paneNotFound, rethrowPaneMissing } from "./not_found.ts";
 import { ToolError } from "../../errors.ts";
-import { byteLength } from "../../utf8.ts";
+import { byteLength } from "../../base/utf8.ts";
 
 /** What a capture range asks for; tmux's scale: 0 is the screen's top row, negative is history. */
 interface CaptureRange {

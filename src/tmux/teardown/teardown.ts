@@ -15,7 +15,7 @@ import type { TmuxContext } from "../core/context.ts";
 import { int, parseRows, rowFormat, separators } from "../core/format.ts";
 import { paneArg, SESSION_ID, windowArg } from "../core/ids.ts";
 import { paneNotFound, sessionNotFound, windowNotFound } from "../read/not_found.ts";
-import { pauseUnlessAborted } from "../../timing.ts";
+import { pauseUnlessAborted } from "../../base/timing.ts";
 
 /** What a kill addresses, by id. */
 export type KillTarget = { pane: string } | { window: string } | { session: string };

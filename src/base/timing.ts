@@ -3,7 +3,7 @@
  * a bounded wait for a promise, and the grace period of closing. It imports only src/errors.ts, so
  * the funnel, the live engine and the transports may all use it (docs/design.md §2).
  */
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../errors.ts";
 
 /**
  * How long closing waits for what a frozen tmux (or a stuck HTTP client) may never finish —
