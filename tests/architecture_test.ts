@@ -21,8 +21,7 @@ const SHARED = [
   "src/tool_types.ts",
   "src/tools/schemas.ts",
   "src/tools/wording.ts",
-  "src/tools/waiting.ts",
-  "src/tools/after_input.ts",
+  "src/wait/",
   "src/pattern/",
 ];
 
@@ -51,7 +50,7 @@ const ALLOWED: Record<Toolset, readonly string[]> = {
 /**
  * The layer list of docs/design.md §2, top to bottom: a module imports only modules of its own
  * layer or a lower one. A path ending in "/" is a folder; a file named exactly wins over a folder
- * holding it (src/tools/waiting.ts is a shared helper, not a tool file).
+ * holding it (src/tools/schemas.ts is a shared helper, not a tool file).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["main.ts", "mod.ts"],
@@ -66,8 +65,7 @@ const LAYERS: readonly (readonly string[])[] = [
   [
     "src/tools/schemas.ts",
     "src/tools/wording.ts",
-    "src/tools/waiting.ts",
-    "src/tools/after_input.ts",
+    "src/wait/",
     "src/results.ts",
     "src/errors.ts",
     "src/guard/",

@@ -19,7 +19,7 @@ import {
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
 import { GUARDED } from "../wording.ts";
-import { sleepOrCancel } from "../waiting.ts";
+import { sleepOrCancel } from "../../wait/waiting.ts";
 import {
   type InputStart,
   markBeforeInput,
@@ -28,7 +28,7 @@ import {
   waitForSchema,
   waitForShape,
   type WaitPlan,
-} from "../after_input.ts";
+} from "../../wait/after_input.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many

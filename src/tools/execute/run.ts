@@ -22,7 +22,7 @@ import {
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
 import { ASK_TEXT, GUARDED } from "../wording.ts";
-import { waitShape } from "../waiting.ts";
+import { waitShape } from "../../wait/waiting.ts";
 
 const { text: _text, ...boundedShape } = textResultShape;
 

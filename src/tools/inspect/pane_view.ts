@@ -14,7 +14,7 @@ import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { encodeRows, FRAME_LIMITS } from "../../view/styled_rows.ts";
 import { PANE_VIEW_URI } from "../../view/resource.ts";
-import { cursorStream } from "../waiting.ts";
+import { cursorStream } from "../../wait/waiting.ts";
 
 const output = z.object({
   paneId: z.string(),

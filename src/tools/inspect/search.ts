@@ -20,7 +20,7 @@ import { defineTool } from "../../tool_types.ts";
 import type { MatchBounds } from "../../pattern/pool.ts";
 import { sessionRefSchema } from "../schemas.ts";
 import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
-import { sleepOrCancel } from "../waiting.ts";
+import { sleepOrCancel } from "../../wait/waiting.ts";
 
 /** Aggregate ceilings of one search. */
 const SEARCH_LIMITS = {

@@ -13,7 +13,7 @@ import { capturePane } from "../../tmux/read/capture.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { paneIdSchema } from "../../rows.ts";
 import { maxBytesSchema, maxLinesSchema } from "../schemas.ts";
-import { cursorStream, sleepOrCancel, waitBudget, waitShape } from "../waiting.ts";
+import { cursorStream, sleepOrCancel, waitBudget, waitShape } from "../../wait/waiting.ts";
 
 /** How often the no-live fallback looks at the screen while waiting. */
 const POLL_MS = 250;

@@ -20,7 +20,7 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { CURSOR_PATTERN, formatCursor } from "../../live/cursor.ts";
-import { waitForLine } from "../../live/line_wait.ts";
+import { waitForLine } from "../../wait/line_wait.ts";
 import type { MatchBounds } from "../../pattern/pool.ts";
 import { readScreen } from "../../live/read.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
@@ -31,7 +31,13 @@ import { checkGeneration } from "../../tmux/read/targets.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema } from "../schemas.ts";
 import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
-import { cursorStream, sleepOrCancel, waitBudget, waitProgress, waitShape } from "../waiting.ts";
+import {
+  cursorStream,
+  sleepOrCancel,
+  waitBudget,
+  waitProgress,
+  waitShape,
+} from "../../wait/waiting.ts";
 
 /** Bounds of one wait's patterns. */
 const WAIT_LIMITS = {

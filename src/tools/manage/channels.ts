@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { defineTool } from "../../tool_types.ts";
-import { waitShape } from "../waiting.ts";
+import { waitShape } from "../../wait/waiting.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */
 const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/);

@@ -4,10 +4,10 @@
  * after the line they stopped on, so the lines below it are read (and matched) by the next call.
  */
 import { ToolError } from "../errors.ts";
-import type { ReadMark } from "./cursor.ts";
-import type { PaneEmulator } from "./emulator.ts";
+import type { ReadMark } from "../live/cursor.ts";
+import type { PaneEmulator } from "../live/emulator.ts";
 import type { MatchBounds } from "../pattern/pool.ts";
-import { recallMark } from "./read.ts";
+import { recallMark } from "../live/read.ts";
 import {
   alternateText,
   changeSince,
@@ -15,8 +15,8 @@ import {
   logicalLines,
   markThrough,
   textBetween,
-} from "./row_changes.ts";
-import type { PaneStream } from "./stream.ts";
+} from "../live/row_changes.ts";
+import type { PaneStream } from "../live/stream.ts";
 
 /** What {@link waitForLine} is given. */
 interface LineWait<T> {
