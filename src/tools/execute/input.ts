@@ -19,7 +19,7 @@ import {
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
 import { GUARDED } from "../wording.ts";
-import { sleepOrCancel } from "../../wait/waiting.ts";
+import { sleepOrCancel } from "../../wait/poll.ts";
 import {
   type InputStart,
   markBeforeInput,

@@ -3,7 +3,6 @@ import { assert, assertEquals } from "../../support/assert.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { newScreenLines } from "../../../src/tools/inspect/waits.ts";
 
 interface Waited {
   outcome: string;
@@ -698,14 +697,4 @@ Deno.test("over stdio under the start permissions: wait_for_text and capture_sin
   } finally {
     await close();
   }
-});
-
-Deno.test("newScreenLines: scrolled, completed and rewritten rows of a polled screen", () => {
-  assertEquals(newScreenLines(["$ make"], ["$ make", "cc a.c"]), ["cc a.c"]);
-  assertEquals(newScreenLines(["a", "b", "$ ma"], ["a", "b", "$ make"]), ["$ make"]);
-  assertEquals(newScreenLines(["a", "b", "c"], ["b", "c", "d", "e"]), ["d", "e"]);
-  assertEquals(newScreenLines(["a", "ok", "ok"], ["ok", "ok", "ok", "z"]), ["ok", "z"]);
-  assertEquals(newScreenLines(["a", "b"], ["a", "b"]), []);
-  assertEquals(newScreenLines(["x 10%", "tail"], ["x 90%", "tail"]), ["x 90%"]);
-  assertEquals(newScreenLines([""], ["hello"]), ["hello"]);
 });
