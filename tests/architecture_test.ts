@@ -287,6 +287,16 @@ Deno.test("src/tmux/ never imports the tools, the guard, the server or src/resul
   assertEquals(found, []);
 });
 
+Deno.test("src/wait/ never imports the tools or the guard (it sits beside them, below the tool files)", () => {
+  const above = ["src/tools/", "src/guard/"];
+  const found = [...graph].filter(([file]) => file.startsWith("src/wait/"))
+    .flatMap(([file, imports]) =>
+      imports.filter((path) => above.some((a) => under(path, a))).map((p) => `${file} → ${p}`)
+    );
+  assertEquals(found, []);
+  assert([...graph.keys()].some((file) => file.startsWith("src/wait/")), "src/wait/ checked");
+});
+
 Deno.test("only src/sdk.ts imports the SDK, and only the protocol layer imports src/sdk.ts", () => {
   const protocol = ["src/server.ts", "src/stdio_transport.ts", "src/jsonrpc.ts", "src/http/"];
   const found: string[] = [];
