@@ -95,6 +95,12 @@ function lineTests(
   return [...each(stop, true), ...each(success, false)];
 }
 
+/** What a polled wait says of itself (rule 8 of docs/design.md §7.7). */
+function polledNote(why: string, cursor: string | undefined): string {
+  return `${why}: the screen was looked at every ${POLL_MS} ms, so lines that scrolled past ` +
+    "between two looks were not seen" + (cursor === undefined ? "" : CURSOR_IGNORED);
+}
+
 const patternSchema = z.string().min(1).max(PATTERN_LIMITS.chars);
 
 /** The wait_for_text manifest entry. */
@@ -168,11 +174,8 @@ export const waitTools = [
           hint: "Lines printed since your cursor's read are matched anyway; drop includeScreen.",
         });
       }
-      const { timeoutMs, timeoutClamped } = waitBudget(
-        args.timeoutMs,
-        WAIT_DEFAULT_MS,
-        ctx.config.waitMaxMs,
-      );
+      const max = ctx.config.waitMaxMs;
+      const { timeoutMs, timeoutClamped } = waitBudget(args.timeoutMs, WAIT_DEFAULT_MS, max);
       const deadline = started + timeoutMs;
       const bounds = {
         lines: args.maxLines ?? WAIT_LIMITS.defaultLines,
@@ -217,9 +220,7 @@ export const waitTools = [
               text,
               { ...pane, streaming: false, missedRows: 0 },
             ),
-            note: `${why}: the screen was looked at every ${POLL_MS} ms, so lines that ` +
-              "scrolled past between two looks were not seen" +
-              (args.cursor === undefined ? "" : CURSOR_IGNORED),
+            note: polledNote(why, args.cursor),
           };
         };
         if (!live) return await poll();
