@@ -21,8 +21,7 @@ const SHARED = [
   "src/tool_types.ts",
   "src/tools/schemas.ts",
   "src/tools/wording.ts",
-  "src/tools/waiting.ts",
-  "src/tools/after_input.ts",
+  "src/wait/",
   "src/pattern/",
 ];
 
@@ -302,6 +301,16 @@ Deno.test("src/tmux/ never imports the tools, the guard, the server or src/resul
       imports.filter((path) => above.some((a) => under(path, a))).map((p) => `${file} → ${p}`)
     );
   assertEquals(found, []);
+});
+
+Deno.test("src/wait/ never imports the tools or the guard (it sits beside them, below the tool files)", () => {
+  const above = ["src/tools/", "src/guard/"];
+  const found = [...graph].filter(([file]) => file.startsWith("src/wait/"))
+    .flatMap(([file, imports]) =>
+      imports.filter((path) => above.some((a) => under(path, a))).map((p) => `${file} → ${p}`)
+    );
+  assertEquals(found, []);
+  assert([...graph.keys()].some((file) => file.startsWith("src/wait/")), "src/wait/ checked");
 });
 
 Deno.test("only src/sdk.ts imports the SDK, and only the protocol layer imports src/sdk.ts", () => {

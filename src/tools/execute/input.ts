@@ -22,7 +22,7 @@ import { paneIdSchema, windowIdSchema } from "../../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
 import { tmuxId } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
-import { sleepOrCancel } from "../waiting.ts";
+import { sleepOrCancel } from "../../wait/poll.ts";
 import {
   type InputStart,
   markBeforeInput,
@@ -31,7 +31,7 @@ import {
   waitForSchema,
   waitForShape,
   type WaitPlan,
-} from "../after_input.ts";
+} from "../../wait/after_input.ts";
 
 /**
  * How long paste_text waits between the paste and its Enter. Programs that debounce pastes (many

@@ -19,10 +19,11 @@ import {
   resumeRun,
   type RunEnd,
 } from "../../tmux/execute/run.ts";
-import { defineTool, type InspectContext } from "../../tool_types.ts";
+import { defineTool } from "../../tool_types.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 import { ASK_TEXT, GUARDED } from "../wording.ts";
-import { waitShape } from "../waiting.ts";
+import { waitBudget, waitShape } from "../../wait/ceiling.ts";
+import { runProgress } from "../../wait/progress.ts";
 
 const { text: _text, ...boundedShape } = textResultShape;
 
@@ -93,8 +94,8 @@ export const runTools = [
         );
       }
       checkInputText(args.command, "command");
-      const asked = args.timeoutMs ?? ctx.config.waitMaxMs;
-      const timeoutMs = Math.min(asked, ctx.config.waitMaxMs);
+      const max = ctx.config.waitMaxMs;
+      const { timeoutMs, timeoutClamped } = waitBudget(args.timeoutMs, max, max);
       const launched = await withInputGuard(
         ctx,
         args.paneId,
@@ -111,7 +112,7 @@ export const runTools = [
         startedAt,
         timeoutMs,
         signal: ctx.signal,
-        onProgress: runProgress(ctx, timeoutMs),
+        onProgress: runProgress(ctx.progress, timeoutMs),
       });
       const runId = end.outcome === "timeout" && ctx.session
         ? keepRun(launched, ctx.session)
@@ -123,7 +124,7 @@ export const runTools = [
         ...(runId ? { runId } : {}),
         elapsedMs: Date.now() - startedAt,
         timeoutMs,
-        timeoutClamped: asked > ctx.config.waitMaxMs,
+        timeoutClamped,
         ...(end.note ? { note: end.note } : {}),
       };
     },
@@ -154,8 +155,8 @@ export const runTools = [
     capability: { reach: "none", effects: "observe", output: ["terminal-text"] },
     handler: async (args, ctx) => {
       const startedAt = Date.now();
-      const asked = args.timeoutMs ?? ctx.config.waitMaxMs;
-      const timeoutMs = Math.min(asked, ctx.config.waitMaxMs);
+      const max = ctx.config.waitMaxMs;
+      const { timeoutMs, timeoutClamped } = waitBudget(args.timeoutMs, max, max);
       const owner = ctx.session;
       if (!ctx.live || !owner) {
         throw new ToolError("stale_cursor", "this session holds no command with that runId", {
@@ -166,31 +167,18 @@ export const runTools = [
         startedAt,
         timeoutMs,
         signal: ctx.signal,
-        onProgress: runProgress(ctx, timeoutMs),
+        onProgress: runProgress(ctx.progress, timeoutMs),
       });
       return {
         runId: args.runId,
         ...runResult(end, {}),
         elapsedMs: Date.now() - startedAt,
         timeoutMs,
-        timeoutClamped: asked > ctx.config.waitMaxMs,
+        timeoutClamped,
       };
     },
   }),
 ];
-
-/** Progress while a command runs: the elapsed time and its newest line of output. */
-function runProgress(ctx: InspectContext, timeoutMs: number) {
-  const progress = ctx.progress;
-  return progress &&
-    ((elapsedMs: number, newestRow: string) =>
-      progress({
-        progress: elapsedMs,
-        total: timeoutMs,
-        message: `running for ${(elapsedMs / 1000).toFixed(1)} s` +
-          (newestRow ? `; newest line: ${newestRow.slice(0, 200)}` : ""),
-      }));
-}
 
 /** How a run ended, its output bounded tail-first with the rows it missed disclosed. */
 function runResult(end: RunEnd, args: { maxLines?: number; maxBytes?: number }) {

@@ -15,7 +15,8 @@ import { capturePaneCells } from "../../tmux/live/capture_seed.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { encodeRows, FRAME_LIMITS } from "../../view/styled_rows.ts";
 import { PANE_VIEW_URI } from "../../view/resource.ts";
-import { cursorStream } from "../waiting.ts";
+import { waitBudget } from "../../wait/ceiling.ts";
+import { cursorStream } from "../../wait/cursor_stream.ts";
 
 const output = z.object({
   paneId: tmuxId("pane"),
@@ -93,10 +94,11 @@ export const paneViewTools = [
       const d = data as Frame;
       return `frame of ${d.paneId}: ${d.columns}x${d.rows}${d.changed ? "" : ", unchanged"}`;
     },
-    handler: async ({ paneId, cursor, waitMs = 0 }, ctx) => {
+    handler: async ({ paneId, cursor, waitMs }, ctx) => {
       const live = ctx.live;
       if (!live) return await captured(ctx, paneId);
-      const timeout = Math.min(waitMs, ctx.config.waitMaxMs);
+      // The view is not told of a clamp: it asks again after each frame.
+      const timeout = waitBudget(waitMs, 0, ctx.config.waitMaxMs).timeoutMs;
       let stream;
       // A view cursor carries the stream's change count when the frame was taken.
       let seen = -1;

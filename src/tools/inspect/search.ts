@@ -17,10 +17,9 @@ import { listPanes } from "../../tmux/read/queries.ts";
 import { resolveSessionRef } from "../../tmux/read/session_ref.ts";
 import { hostField, pickShape } from "../../rows.ts";
 import { defineTool } from "../../tool_types.ts";
-import type { MatchBounds } from "../../pattern/pool.ts";
 import { sessionRefSchema, tmuxId } from "../schemas.ts";
-import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
-import { sleepOrCancel } from "../waiting.ts";
+import { compilePattern, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
+import { findOnTime, MatchPace } from "../../wait/match.ts";
 
 /** Aggregate ceilings of one search. */
 const SEARCH_LIMITS = {
@@ -34,9 +33,6 @@ const SEARCH_LIMITS = {
   matchText: PATTERN_LIMITS.matchText,
   defaultMatchesPerPane: 5,
 } as const;
-
-/** Matching work between two yields to the event loop (each yield costs ~2 ms). */
-const SLICE_MS = 20;
 
 const matchSchema = z.object({
   paneId: tmuxId("pane"),
@@ -122,7 +118,7 @@ export const searchTools = [
       let byteLimitClamped = false;
       let timeLimitClamped = timedOut;
       let searched = 0;
-      let sliceEnd = Date.now() + SLICE_MS;
+      const pace = new MatchPace();
       const bounds = { signal: ctx.signal, deadline };
       outer: for (const item of items) {
         const text = texts.get(item.paneId);
@@ -141,10 +137,7 @@ export const searchTools = [
             timeLimitClamped = true;
             break outer;
           }
-          if (now >= sliceEnd) {
-            await sleepOrCancel(0, ctx.signal, "the search was cancelled");
-            sliceEnd = Date.now() + SLICE_MS;
-          }
+          await pace.breathe(ctx.signal, "the search was cancelled");
           const at = await findOnTime(find, lines[i], bounds);
           if (at === "late") {
             timeLimitClamped = true;
@@ -211,14 +204,4 @@ function planCaptures(
     items.push({ paneId: pane.paneId, historyRows });
   }
   return { items, lineLimitClamped };
-}
-
-/** Where `line` matches, or "late" when a worker still matched it at the deadline (§7.7 rule 10). */
-async function findOnTime(find: Find, line: string, bounds: MatchBounds): Promise<number | "late"> {
-  try {
-    return await find(line, bounds);
-  } catch (error) {
-    if (error instanceof ToolError && error.code === "timeout") return "late";
-    throw error;
-  }
 }

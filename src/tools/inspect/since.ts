@@ -13,10 +13,10 @@ import { capturePane } from "../../tmux/read/capture.ts";
 import { defineTool, type InspectContext } from "../../tool_types.ts";
 import { paneIdSchema } from "../../rows.ts";
 import { maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
-import { cursorStream, sleepOrCancel, waitBudget, waitShape } from "../waiting.ts";
-
-/** How often the no-live fallback looks at the screen while waiting. */
-const POLL_MS = 250;
+import { waitBudget, waitShape } from "../../wait/ceiling.ts";
+import { cursorStream } from "../../wait/cursor_stream.ts";
+import { CURSOR_IGNORED, NO_LIVE, pollUntil } from "../../wait/poll.ts";
+import { QuietTimer } from "../../wait/quiet.ts";
 
 type Outcome = "started" | "output" | "quiet" | "idle" | "timeout";
 
@@ -173,8 +173,8 @@ export const sinceTools = [
 ];
 
 /**
- * Without live mode: a plain bounded capture; a wait polls the screen until it changes (and with
- * `quietMs`, until it then stays the same for `quietMs`).
+ * Without live mode: a plain bounded capture; a wait polls the screen (src/wait/poll.ts) until it
+ * changes (and with `quietMs`, until it then stays the same for `quietMs`).
  */
 async function fallback(
   args: { paneId: string; cursor?: string },
@@ -184,7 +184,7 @@ async function fallback(
   common: (
     outcome: Outcome,
   ) => { outcome: Outcome; elapsedMs: number; timeoutMs: number; timeoutClamped: boolean },
-  why = "live mode is off on this server",
+  why = NO_LIVE,
 ) {
   const read = () =>
     capturePane(
@@ -197,24 +197,16 @@ async function fallback(
   let outcome: Outcome = args.cursor === undefined ? "started" : "idle";
   if (timeoutMs > 0) {
     const first = capture.text;
-    const deadline = Date.now() + timeoutMs;
-    outcome = "timeout";
-    let changedAt: number | undefined;
-    while (Date.now() < deadline) {
-      await sleepOrCancel(Math.min(POLL_MS, deadline - Date.now()), ctx.signal);
+    // Any change starts the quiet timer; the wait answers once the screen differs from the first.
+    const quiet = new QuietTimer(quietMs ?? 0);
+    outcome = await pollUntil(Date.now() + timeoutMs, ctx.signal, async () => {
       const before = capture.text;
       capture = await read();
-      if (capture.text !== before) changedAt = Date.now();
-      if (changedAt === undefined || capture.text === first) continue;
-      if (quietMs === undefined) {
-        outcome = "output";
-        break;
-      }
-      if (Date.now() - changedAt >= quietMs) {
-        outcome = "quiet";
-        break;
-      }
-    }
+      if (capture.text !== before) quiet.changed(Date.now());
+      if (!quiet.started || capture.text === first) return undefined;
+      if (quietMs === undefined) return "output";
+      return quiet.quiet(Date.now()) ? "quiet" : undefined;
+    }) ?? "timeout";
   }
   return {
     ...textResult(capture.text, { ...bounds, screen: true }),
@@ -225,6 +217,6 @@ async function fallback(
     missedBytes: 0,
     ...common(outcome),
     note: `${why}: this is the pane's screen, not only new output` +
-      (args.cursor === undefined ? "" : "; cursors are not kept, so the one you sent was ignored"),
+      (args.cursor === undefined ? "" : CURSOR_IGNORED),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * wait_for_text: sleep on a pane's live stream until a line matches (docs/design.md §7.7). The
  * patterns never reach tmux: lines are matched here, per logical line of the rendered text, with
- * the shared compiler (literal, or RE2 with its compiled-size bound).
+ * the shared compiler (literal, or RE2 with its compiled-size bound). The wait is the wait
+ * engine's (src/wait/: line_wait.ts live, line_poll.ts polled); this file holds the contract.
  *
  * Rules, in the order they are checked:
  *
@@ -20,18 +21,21 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { CURSOR_PATTERN, formatCursor } from "../../live/cursor.ts";
-import { waitForLine } from "../../live/line_wait.ts";
-import type { MatchBounds } from "../../pattern/pool.ts";
 import { readScreen } from "../../live/read.ts";
 import { byteLength, TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
-import { capturePane } from "../../tmux/read/capture.ts";
-import { paneFate } from "../../tmux/read/queries.ts";
 import { checkGeneration } from "../../tmux/read/generation.ts";
-import { defineTool, type InspectContext } from "../../tool_types.ts";
+import { defineTool } from "../../tool_types.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
-import { cursorStream, sleepOrCancel, waitBudget, waitProgress, waitShape } from "../waiting.ts";
+import { WAIT_DEFAULT_MS, waitBudget, waitShape } from "../../wait/ceiling.ts";
+import { cursorStream } from "../../wait/cursor_stream.ts";
+import { fateAtTimeout, goneOrThrow } from "../../wait/fate.ts";
+import { waitForLine } from "../../wait/line_wait.ts";
+import { pollForLine } from "../../wait/line_poll.ts";
+import type { LineTest } from "../../wait/match.ts";
+import { CURSOR_IGNORED, NO_LIVE, POLL_MS } from "../../wait/poll.ts";
+import { waitProgress } from "../../wait/progress.ts";
 
 /** Bounds of one wait's patterns. */
 const WAIT_LIMITS = {
@@ -40,10 +44,6 @@ const WAIT_LIMITS = {
   totalBytes: 16_384,
   /** Lines of context returned by default (the lines up to the match, newest kept). */
   defaultLines: 20,
-  /** How often a waiting call sends a progress notification, when the client asked for them. */
-  progressMs: 1_000,
-  /** How often the no-live fallback looks at the screen. */
-  pollMs: 250,
 } as const;
 
 const OUTCOMES = ["matched", "stopped", "timeout", "pane_died", "server_gone"] as const;
@@ -62,7 +62,7 @@ interface Hit {
  */
 function lineTests(
   args: { patterns: string[]; stop?: string[]; regex?: boolean; ignoreCase?: boolean },
-): LineTest[] {
+): LineTest<Hit>[] {
   const all = [...args.patterns, ...(args.stop ?? [])];
   const sizes = all.map(byteLength);
   if (sizes.some((n) => n > WAIT_LIMITS.patternBytes)) {
@@ -86,7 +86,7 @@ function lineTests(
   const hit = (at: number, stopped: boolean, index: number) =>
     at >= 0 ? { stopped, index, at } : undefined;
   const each = (finds: Find[], stopped: boolean) =>
-    finds.map((find, index): LineTest => (line, bounds) => {
+    finds.map((find, index): LineTest<Hit> => (line, bounds) => {
       const at = find(line, bounds);
       return at instanceof Promise
         ? at.then((n) => hit(n, stopped, index))
@@ -95,16 +95,10 @@ function lineTests(
   return [...each(stop, true), ...each(success, false)];
 }
 
-/** One pattern's test of a line: at once, or later when a worker matches it (§7.7 rule 10). */
-type LineTest = (line: string, bounds: MatchBounds) => Hit | undefined | Promise<Hit | undefined>;
-
-/** The first answer of `tests` on `line`, the tests tried one after another. */
-async function firstHit(tests: readonly LineTest[], line: string, bounds: MatchBounds) {
-  for (const test of tests) {
-    const hit = await test(line, bounds);
-    if (hit) return hit;
-  }
-  return undefined;
+/** What a polled wait says of itself (rule 8 of docs/design.md §7.7). */
+function polledNote(why: string, cursor: string | undefined): string {
+  return `${why}: the screen was looked at every ${POLL_MS} ms, so lines that scrolled past ` +
+    "between two looks were not seen" + (cursor === undefined ? "" : CURSOR_IGNORED);
 }
 
 const patternSchema = z.string().min(1).max(PATTERN_LIMITS.chars);
@@ -180,24 +174,22 @@ export const waitTools = [
           hint: "Lines printed since your cursor's read are matched anyway; drop includeScreen.",
         });
       }
-      const { timeoutMs, timeoutClamped } = waitBudget(
-        args.timeoutMs,
-        Math.min(30_000, ctx.config.waitMaxMs),
-        ctx.config.waitMaxMs,
-      );
+      const max = ctx.config.waitMaxMs;
+      const { timeoutMs, timeoutClamped } = waitBudget(args.timeoutMs, WAIT_DEFAULT_MS, max);
+      const deadline = started + timeoutMs;
       const bounds = {
         lines: args.maxLines ?? WAIT_LIMITS.defaultLines,
         bytes: args.maxBytes ?? TEXT_LIMITS.bytes,
       };
       const answer = (
         outcome: Outcome,
-        found: { line: string; hit: Hit; atEntry: boolean } | undefined,
+        found: { line: string; value: Hit; atEntry: boolean } | undefined,
         text: string,
         rest: { paneId: string; generation: string; streaming: boolean; missedRows: number },
       ) => ({
         outcome,
-        matchedLine: found ? matchText(found.line, found.hit.at) : null,
-        patternIndex: found ? found.hit.index : null,
+        matchedLine: found ? matchText(found.line, found.value.at) : null,
+        patternIndex: found ? found.value.index : null,
         matchedAtEntry: found?.atEntry ?? false,
         ...textResult(text, bounds),
         ...rest,
@@ -205,15 +197,31 @@ export const waitTools = [
         timeoutMs,
         timeoutClamped,
       });
+      const matched = (hit: Hit): Outcome => hit.stopped ? "stopped" : "matched";
 
       // Progress: the elapsed time and the newest line, once a second, while the client listens.
-      const ticker = waitProgress(ctx.progress, started, timeoutMs, WAIT_LIMITS.progressMs);
+      const ticker = waitProgress(ctx.progress, started, timeoutMs);
       try {
         const live = ctx.live;
-        const poll = (why?: string) => {
-          const bounds = { signal: ctx.signal, deadline: started + timeoutMs };
-          const test = (line: string) => firstHit(tests, line, bounds);
-          return polled(args, ctx, test, started + timeoutMs, answer, ticker.seen, why);
+        // Without live mode, or past the connection cap: the screen is polled (rule 8).
+        const poll = async (why = NO_LIVE) => {
+          const { outcome, found, text, ...pane } = await pollForLine(ctx, {
+            paneId: args.paneId,
+            generation: args.generation,
+            includeScreen: args.includeScreen,
+            tests,
+            deadline,
+            onLine: ticker.seen,
+          });
+          return {
+            ...answer(
+              outcome === "found" ? matched(found!.value) : outcome,
+              found,
+              text,
+              { ...pane, streaming: false, missedRows: 0 },
+            ),
+            note: polledNote(why, args.cursor),
+          };
         };
         if (!live) return await poll();
         let stream;
@@ -232,34 +240,24 @@ export const waitTools = [
         const pane = { paneId: stream.paneId, generation: stream.generation, streaming: true };
         const waited = await waitForLine(stream, offset, {
           tests,
-          deadline: started + timeoutMs,
+          deadline,
           signal: ctx.signal,
           includeScreen: args.includeScreen,
           onLine: ticker.seen,
           tailLines: bounds.lines,
         });
         if (waited.outcome === "ended") {
-          const { fate } = await paneFate(ctx.tmux, pane.paneId, pane.generation, ctx.signal);
-          if (fate === "alive") throw waited.error;
-          return answer(fate, undefined, waited.text, { ...pane, missedRows: 0 });
+          const gone = await goneOrThrow(ctx, pane, waited.error);
+          return answer(gone, undefined, waited.text, { ...pane, missedRows: 0 });
         }
-        const found = waited.outcome === "found"
-          ? { line: waited.line, hit: waited.value, atEntry: waited.atEntry }
-          : undefined;
-        if (!found) {
-          // A pane whose program exited under remain-on-exit sends no notification.
-          const { fate } = await paneFate(ctx.tmux, pane.paneId, pane.generation, ctx.signal);
-          if (fate !== "alive") {
-            return answer(fate, undefined, waited.text, { ...pane, missedRows: 0 });
-          }
+        const found = waited.outcome === "found" ? waited : undefined;
+        // A pane whose program exited under remain-on-exit sends no notification (rule 5).
+        const outcome = found ? matched(found.value) : await fateAtTimeout(ctx, pane);
+        if (outcome === "pane_died" || outcome === "server_gone") {
+          return answer(outcome, undefined, waited.text, { ...pane, missedRows: 0 });
         }
         return {
-          ...answer(
-            found ? (found.hit.stopped ? "stopped" : "matched") : "timeout",
-            found,
-            waited.text,
-            { ...pane, missedRows: waited.missedRows },
-          ),
+          ...answer(outcome, found, waited.text, { ...pane, missedRows: waited.missedRows }),
           cursor: formatCursor(stream.id, waited.offset),
           alternateScreen: waited.alternateScreen,
         };
@@ -269,107 +267,3 @@ export const waitTools = [
     },
   }),
 ];
-
-/**
- * Lines of `next` that are new since `prev` (two screens, trailing blank rows removed): the
- * screen scrolled by some rows (the longest overlap wins; the last row of `prev` counts as new
- * when it changed, it was still being written), or rows changed in place.
- */
-export function newScreenLines(prev: readonly string[], next: readonly string[]): string[] {
-  // A row past the end of `next` is undefined, so an overlap longer than `next` fails.
-  const overlaps = (shift: number, upTo: number) => {
-    for (let i = shift; i < upTo; i++) if (prev[i] !== next[i - shift]) return false;
-    return true;
-  };
-  for (let shift = 0; shift < prev.length; shift++) {
-    // The whole rest of prev is on the new screen: what follows it is new.
-    if (overlaps(shift, prev.length)) return next.slice(prev.length - shift);
-    // All but its last row: that row was completed (or rewritten) since.
-    if (prev.length - shift > 1 && overlaps(shift, prev.length - 1)) {
-      return next.slice(prev.length - 1 - shift);
-    }
-  }
-  return next.filter((line, i) => prev[i] !== line);
-}
-
-/**
- * Without live mode: look at the screen every 250 ms and match the lines that are new since
- * the previous look (rule 5 explains a pane that vanished). Lines that scroll past between two
- * looks are not seen; the note says so.
- */
-async function polled<R>(
-  args: { paneId: string; cursor?: string; includeScreen?: boolean; generation?: string },
-  ctx: InspectContext,
-  test: (line: string) => Promise<Hit | undefined>,
-  deadline: number,
-  answer: (
-    outcome: Outcome,
-    found: { line: string; hit: Hit; atEntry: boolean } | undefined,
-    text: string,
-    rest: { paneId: string; generation: string; streaming: boolean; missedRows: number },
-  ) => R,
-  onLine: (line: string) => void,
-  why = "live mode is off on this server",
-): Promise<R & { note: string }> {
-  const note = `${why}: the screen was looked at every ` +
-    `${WAIT_LIMITS.pollMs} ms, so lines that scrolled past between two looks were not seen` +
-    (args.cursor === undefined ? "" : "; cursors are not kept, so the one you sent was ignored");
-  const look = async () => {
-    const capture = await capturePane(ctx.tmux, args.paneId, {
-      joinWrapped: true,
-      maxRows: 10_000,
-    }, ctx.signal);
-    return { capture, lines: capture.text.replace(/\n+$/, "").split("\n") };
-  };
-  let first = await look();
-  checkGeneration(first.capture, args.generation);
-  const pane = {
-    paneId: first.capture.paneId,
-    generation: first.capture.generation,
-    streaming: false,
-    missedRows: 0,
-  };
-  const seen: string[] = [];
-  const scan = async (lines: string[], atEntry: boolean) => {
-    for (const line of lines) {
-      seen.push(line);
-      let hit;
-      try {
-        hit = await test(line);
-      } catch (error) {
-        // A long line still being matched at the deadline: the wait timed out on it.
-        if (error instanceof ToolError && error.code === "timeout") return undefined;
-        throw error;
-      }
-      if (hit) return { line, hit, atEntry };
-    }
-    const last = lines.findLast((l) => l !== "");
-    if (last !== undefined) onLine(last);
-    return undefined;
-  };
-  const done = (outcome: Outcome, found?: { line: string; hit: Hit; atEntry: boolean }) => ({
-    ...answer(outcome, found, seen.join("\n") + (seen.length > 0 ? "\n" : ""), pane),
-    note,
-  });
-  let found = args.includeScreen ? await scan(first.lines, true) : undefined;
-  while (!found && Date.now() < deadline) {
-    await sleepOrCancel(Math.min(WAIT_LIMITS.pollMs, deadline - Date.now()), ctx.signal);
-    let next;
-    try {
-      next = await look();
-    } catch (error) {
-      if (!(error instanceof ToolError)) throw error;
-      if (error.code === "target_not_found") return done("pane_died");
-      if (error.code === "server_not_running" || error.code === "server_gone") {
-        return done("server_gone");
-      }
-      throw error;
-    }
-    if (next.capture.generation !== pane.generation) return done("pane_died");
-    found = await scan(newScreenLines(first.lines, next.lines), false);
-    first = next;
-  }
-  if (found) return done(found.hit.stopped ? "stopped" : "matched", found);
-  const { fate } = await paneFate(ctx.tmux, pane.paneId, pane.generation, ctx.signal);
-  return done(fate === "alive" ? "timeout" : fate);
-}

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { defineTool } from "../../tool_types.ts";
-import { waitShape } from "../waiting.ts";
+import { WAIT_DEFAULT_MS, waitBudget, waitShape } from "../../wait/ceiling.ts";
 
 /** Channel names: tmux takes any string, this server a short, plain one. */
 const channelSchema = z.string().regex(/^(?!-)[A-Za-z0-9_.-]{1,64}$/);
@@ -39,16 +39,9 @@ export const channelTools = [
     capability: { reach: "none", effects: "change", output: ["metadata"] },
     handler: async (args, ctx) => {
       const started = Date.now();
-      const asked = args.timeoutMs ?? Math.min(30_000, ctx.config.waitMaxMs);
-      const timeoutMs = Math.min(asked, ctx.config.waitMaxMs);
-      const outcome = await ctx.channels.wait(args.channel, timeoutMs, ctx.signal);
-      return {
-        channel: args.channel,
-        outcome,
-        elapsedMs: Date.now() - started,
-        timeoutMs,
-        timeoutClamped: asked > ctx.config.waitMaxMs,
-      };
+      const budget = waitBudget(args.timeoutMs, WAIT_DEFAULT_MS, ctx.config.waitMaxMs);
+      const outcome = await ctx.channels.wait(args.channel, budget.timeoutMs, ctx.signal);
+      return { channel: args.channel, outcome, elapsedMs: Date.now() - started, ...budget };
     },
   }),
   defineTool({

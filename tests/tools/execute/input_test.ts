@@ -15,7 +15,7 @@ import {
 } from "../../support/fixture.ts";
 import { inputJsonSchema, successJsonSchema, TOOLS } from "../../../src/catalog.ts";
 import { ToolError } from "../../../src/errors.ts";
-import { waitForShape } from "../../../src/tools/after_input.ts";
+import { waitForShape } from "../../../src/wait/after_input.ts";
 import { TmuxRunner } from "../../../src/tmux/core/runner.ts";
 import { pasteText, sendKeys, stripPasteMarkers } from "../../../src/tmux/execute/input.ts";
 import { PaneQueue } from "../../../src/tmux/core/pane_queue.ts";

@@ -303,7 +303,8 @@ Deno.test("run_shell_command: a shell that cannot read the command back (no tmux
     const ran = await run(client, pane, "echo never", { timeoutMs: 200 });
     assertEquals([ran.outcome, ran.output], ["timeout", ""]);
     assertMatch(ran.note ?? "", /did not start the command .* withdrawn and will not run/);
-    assert(ran.elapsedMs >= 2000 && ran.elapsedMs < 10_000, `${ran.elapsedMs} ms`);
+    // The start grace (2 s) was waited; the bound is only "it ended", generous on a busy machine.
+    assert(ran.elapsedMs >= 2000 && ran.elapsedMs < 20_000, `${ran.elapsedMs} ms`);
     assertEquals(await fx.tmux("list-buffers"), "", "the buffer was deleted");
     // The mark ended with it: text goes through.
     await ok(client, "send_keys", { paneId: pane, keys: "echo free" });
@@ -348,7 +349,7 @@ Deno.test("run_shell_command: a timeout leaves the command running, text is refu
       { timeoutMs: 2000 },
     );
     assertEquals([slow.outcome, slow.exitStatus, slow.output], ["timeout", undefined, "begun"]);
-    assert(slow.elapsedMs >= 2000 && slow.elapsedMs < 10_000, `${slow.elapsedMs} ms`);
+    assert(slow.elapsedMs >= 2000 && slow.elapsedMs < 20_000, `${slow.elapsedMs} ms`);
     assert(slow.cursor, "a cursor to follow the pane");
 
     const again = await fails(client, "run_shell_command", { paneId: pane, command: "echo x" });

@@ -339,3 +339,43 @@ Deno.test("waitFor with --no-live: the screen is polled for the pattern, the qui
     await close();
   }
 });
+
+Deno.test("waitFor: matching a heavy burst hands the event loop turns; another call is answered meanwhile", async () => {
+  await using fx = await TmuxFixture.start({ command: SHELL, width: 200 });
+  await shown(fx, "%0", "$");
+  // Every row held (2,000 of them), so one look after the burst matches them all.
+  const { client, close } = await connectInProcess(["-S", fx.socket], {}, {
+    scrollbackRows: 5000,
+  });
+  try {
+    let settled = false;
+    let notified = 0;
+    const heavy = client.callTool(
+      {
+        name: "send_keys",
+        arguments: {
+          paneId: "%0",
+          // 2,000 rows of 190 x's, matched against a pattern that never matches them.
+          keys: 'seq -f "%0190g" 1 2000 | tr 0-9 x',
+          // `\B` keeps RE2 off its DFA: 10-20 ms of NFA per row, far more than the wait's 6 s.
+          waitFor: { pattern: "\\B(x{1,20}){1,20}y", regex: true, timeoutMs: 6000 },
+        },
+      },
+      undefined,
+      { onprogress: () => notified++ },
+    ).finally(() => settled = true);
+    // Should an assertion below fail first, closing the client rejects it: not an uncaught error.
+    heavy.catch(() => {});
+    // Progress comes only while the matching yields: a loop held by it would send none until
+    // the wait ended, and answer list_sessions only after it.
+    assert(await eventually(() => notified > 0 || settled, 20_000), "progress while matching");
+    await ok(client, "list_sessions");
+    assert(!settled, "list_sessions answered while the wait was still matching");
+    const result = (await heavy as unknown as { structuredContent: Waited }).structuredContent;
+    // The deadline is checked before each row, not only after the burst.
+    assertEquals([result.outcome, result.timeoutMs], ["timeout", 6000]);
+    assert(notified >= 3, `${notified} progress notifications during a 6 s wait`);
+  } finally {
+    await close();
+  }
+});

@@ -99,8 +99,7 @@ Deno.test("wait_for_channel: a signal before the wait and one during it; signal_
       "early",
       false,
     ]);
-    // The outcome is what proves it; this only says it did not sit out its timeout.
-    assert(early.elapsedMs < 5000, `${early.elapsedMs} ms`);
+    // The outcome is what proves it did not sit out its timeout (that would be `timeout`).
     // During: a shell in a pane signals it, as a script you control would.
     const waiting = ok<Waited>(client, "wait_for_channel", {
       channel: "build.done",
