@@ -98,8 +98,6 @@ interface RunRequest {
   pane: { paneId: string; generation: string };
   command: string;
   generation?: string;
-  /** Every pane input to it reaches (from the input preflight): more than one is refused. */
-  cohort: readonly string[];
 }
 
 /** A command typed into its pane, with what following it needs. */
@@ -112,7 +110,7 @@ interface Launched {
 }
 
 /**
- * Check the pane (its process, a POSIX shell in the foreground, not synchronized), follow its
+ * Check the pane (its process, a POSIX shell in the foreground), follow its
  * stream, mark it busy and type the line. Call it with the pane held in the input queue, right
  * after the input preflight, with what that listing showed. Refusals: `target_denied`,
  * `stale_target`, `unsupported`.
@@ -125,17 +123,6 @@ export async function launchRun(
 ): Promise<Launched> {
   const { pane } = request;
   const paneId = pane.paneId;
-  if (request.cohort.length > 1) {
-    throw new ToolError(
-      "target_denied",
-      `pane ${paneId} is in a window with synchronize-panes on: the command would be typed into ` +
-        `${request.cohort.length} panes at once`,
-      {
-        hint: "Pick a pane of another window, or turn synchronization off with " +
-          "set_synchronize_panes {enabled: false} first.",
-      },
-    );
-  }
   checkGeneration(pane, request.generation);
   const facts = await launchFacts(ctx, paneId, signal);
   checkOwnShell(paneId, facts);

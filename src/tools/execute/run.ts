@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { withInputGuard } from "../../guard/input_guard.ts";
+import { synchronizedRunRefusal } from "../../guard/run_rules.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
@@ -100,13 +101,15 @@ export const runTools = [
         ctx,
         args.paneId,
         args.force ?? false,
-        (target) =>
-          launchRun(ctx.tmux, live, {
+        (target) => {
+          const refusal = synchronizedRunRefusal(args.paneId, target.checkedPaneIds);
+          if (refusal) throw refusal;
+          return launchRun(ctx.tmux, live, {
             pane: target.pane,
             command: args.command,
             generation: args.generation,
-            cohort: target.checkedPaneIds,
-          }, ctx.signal),
+          }, ctx.signal);
+        },
       );
       const end = await awaitRun(ctx.tmux, launched, {
         startedAt,
