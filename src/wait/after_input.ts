@@ -11,6 +11,7 @@ import { ToolError } from "../errors.ts";
 import { echoLines, inputSpot } from "../live/echo.ts";
 import { readScreen, recallMark } from "../live/read.ts";
 import { byteLength, textResultShape } from "../results.ts";
+import { tmuxId } from "../id_marks.ts";
 import { snapshot } from "../tmux/read/queries.ts";
 import type { InspectContext } from "../tool_types.ts";
 import { compilePattern, PATTERN_LIMITS } from "../pattern/compile.ts";
@@ -41,7 +42,7 @@ type WaitFor = z.infer<typeof waitForSchema>;
 /** What a wait after input adds to an input tool's result (all absent without `waitFor`). */
 export const waitForShape = {
   ...z.object(textResultShape).partial().shape,
-  cursor: z.string().optional().describe("For capture_since or wait_for_text (live mode)."),
+  cursor: tmuxId("cursor").optional().describe("For capture_since or wait_for_text (live mode)."),
   outcome: z.enum(OUTCOMES).optional().describe(
     "With waitFor: quiet, matched, program_changed (see currentCommand), timeout, pane_died, " +
       "server_gone.",
