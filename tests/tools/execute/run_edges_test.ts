@@ -13,9 +13,6 @@ import { connectInProcess, fails, MAIN, ok, startPermissions } from "../../suppo
 import { cleanEnv, eventually, TmuxFixture } from "../../support/fixture.ts";
 import { SURFACE } from "../../../src/catalog.ts";
 import { parseConfig } from "../../../src/config.ts";
-import { startEvents } from "../../../src/live/run_output.ts";
-import { POSIX_SHELLS } from "../../../src/tmux/execute/run.ts";
-import { execPrograms, paneShell } from "../../../src/tmux/execute/shell_words.ts";
 
 interface Ran {
   outcome: "completed" | "timeout" | "pane_died" | "server_gone";
@@ -223,62 +220,6 @@ Deno.test("a relative --socket-path works from a pane in another directory, unde
     await client.close();
     await tmux("kill-server");
   }
-});
-
-Deno.test("paneShell: the program a start command leaves running, as tmux quotes it; default-shell without one", () => {
-  const table: Array<[string, string, string | undefined]> = [
-    ["", "/bin/bash", "bash"],
-    ["", "/usr/bin/zsh", "zsh"],
-    ["\"env -i PATH=/bin HOME=/tmp PS1='$ ' bash --norc --noprofile\"", "/bin/sh", "bash"],
-    ["\"sh -c 'read -r a; echo got:$a'\"", "/bin/bash", "sh"],
-    ['"exec -l /bin/zsh"', "/bin/bash", "zsh"],
-    ['"cd /tmp && exec bash"', "/bin/sh", "bash"],
-    ["dash", "/bin/bash", "dash"],
-    ["bash --norc", "/bin/sh", "bash"],
-    ['"sleep 1000"', "/bin/bash", "sleep"],
-    ['"FOO=1 env -u BAR -i /usr/bin/ksh"', "/bin/bash", "ksh"],
-    ['"$SHELL -l"', "/bin/bash", "bash"],
-    ['"exec ${SHELL}"', "/bin/zsh", "zsh"],
-    ['"reattach-to-user-namespace -l zsh"', "/bin/bash", "zsh"],
-    ['"./start-work.sh"', "/bin/bash", "start-work.sh"],
-    ['"$EDITOR notes"', "/bin/bash", undefined],
-  ];
-  for (const [start, shell, want] of table) {
-    assertEquals(paneShell(start, shell, POSIX_SHELLS), want, start);
-  }
-});
-
-Deno.test("execPrograms: the programs a command replaces the shell with, at a command's start only", () => {
-  const table: Array<[string, string[]]> = [
-    ["exec python3 -q </dev/tty", ["python3"]],
-    ["exec dash -i", ["dash"]],
-    ["cd /x && exec /usr/bin/env", ["env"]],
-    ["exec >log", []],
-    ["exec 2>&1; exec 3> out", []],
-    ["echo exec python3", []],
-    ["if true; then exec -a name zsh; fi", ["zsh"]],
-    ["python3 train.py", []],
-    ["exec env -i FOO=1 bash", ["bash"]],
-  ];
-  for (const [command, want] of table) {
-    assertEquals([...execPrograms(command)], want, command);
-  }
-});
-
-Deno.test("startEvents: what moves a command's output start, at byte offsets", () => {
-  const bytes = new TextEncoder().encode(
-    "a\x1b[H\x1b[Jb\x1b[2Jc\x1b[3J\x1b[?1049h\x1b[5Ad\x1bc\x1b[?25l",
-  );
-  assertEquals(startEvents(bytes).map((e) => [e.offset, e.effect]), [
-    [4, "move"],
-    [7, "erase"],
-    [12, "clear"],
-    [17, "history"],
-    [25, "screen"],
-    [29, "move"],
-    [32, "reset"],
-    [38, "move"],
-  ]);
 });
 
 Deno.test("a relative socket path is made absolute once, from the directory the server started in", () => {

@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { frameNonce, FrameScanner } from "../../../src/live/run_frame.ts";
+import { frameNonce } from "../../../src/live/run_frame.ts";
 
 interface Ran {
   paneId: string;
@@ -193,36 +193,6 @@ Deno.test("frames: output that looks like a frame neither ends nor spoofs the ca
     await close();
   }
 });
-
-Deno.test("FrameScanner: frames split at any byte are found once; other nonces and malformed ones are not frames", () => {
-  const nonce = frameNonce();
-  const other = frameNonce();
-  const stream = `out\x1b]7735;tmux-mcp;${other};exit;0\x07` +
-    `\x1b]7735;tmux-mcp;${nonce};start\x07hello\r\n\x1b]7735;tmux-mcp;${nonce};exit;12345\x07` +
-    `\x1b]7735;tmux-mcp;${nonce};exit;42\x07$ `;
-  const bytes = new TextEncoder().encode(stream);
-  const startEnd = stream.indexOf("start\x07") + 6;
-  const exitEnd = stream.lastIndexOf(";42\x07") + 4;
-  for (let cut = 0; cut <= bytes.length; cut++) {
-    for (const size of [1, 3, bytes.length]) {
-      const scanner = new FrameScanner(nonce);
-      const found: Array<[number, unknown]> = [];
-      const chunks = [bytes.subarray(0, cut), ...split(bytes.subarray(cut), size)];
-      let base = 0;
-      for (const chunk of chunks) {
-        for (const event of scanner.scan(chunk)) found.push([base + event.offset, event.frame]);
-        base += chunk.length;
-      }
-      assertEquals(found, [[startEnd, "start"], [exitEnd, { status: 42 }]], `cut ${cut}/${size}`);
-    }
-  }
-});
-
-function split(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
-  return out;
-}
 
 Deno.test("run_shell_command: stdin is empty, 20,000 lines are bounded and disclosed, a 100 KB command arrives whole", async () => {
   await using fx = await server();

@@ -5,7 +5,6 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { connectInProcess, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { startRows } from "../../../src/tmux/read/capture_many.ts";
 
 interface Match {
   paneId: string;
@@ -13,20 +12,6 @@ interface Match {
   lineNumber: number;
   text: string;
 }
-
-Deno.test("startRows: each joined line's first row, wrapped rows and blank lines counted", () => {
-  const table: [string, string, number, number[]][] = [
-    ["a\nb\n", "a\nb\n", 0, [0, 1, 2]],
-    ["a\nb\n", "a\nb\n", -2, [-2, -1, 0]],
-    // "xxxyyyzz" wrapped over three rows of width 3 (trailing spaces kept when joined).
-    ["xxxyyyzz\nnext\n", "xxx\nyyy\nzz\nnext\n", -1, [-1, 2, 3]],
-    ["\n\nab cd\n", "\n\nab \ncd\n", 0, [0, 1, 2, 4]],
-    ["héllo 😀 中文\n$\n", "héllo \n😀 中文\n$\n", 0, [0, 2, 3]],
-  ];
-  for (const [joined, unjoined, top, rows] of table) {
-    assertEquals(startRows(joined, unjoined, top), rows, JSON.stringify(joined));
-  }
-});
 
 Deno.test("search_panes: a hit in history and one on the screen below a wrapped line are read back with capture_pane at `line`", async () => {
   // 100 numbered lines scroll into the history; a 250-character line wraps over four rows.

@@ -12,8 +12,6 @@ import { eventually, TmuxFixture } from "../../support/fixture.ts";
 import { catalogSizes } from "../../../scripts/catalog.ts";
 import { buildPage, pageModule } from "../../../scripts/view_page.ts";
 import { DEFAULT_TOOLSETS } from "../../../src/config.ts";
-import { ATTR, type Cell, DEFAULT_COLOR, RGB_COLOR } from "../../../src/render/cells.ts";
-import { encodeRows } from "../../../src/view/styled_rows.ts";
 import { PANE_VIEW_HTML } from "../../../src/generated/page_html.ts";
 import { PANE_VIEW_URI, UI_EXTENSION_ID, VIEW_MIME_TYPE } from "../../../src/view/resource.ts";
 
@@ -237,53 +235,4 @@ Deno.test("pane_view_frame without live mode is one capture, and is denied with 
     await noLive.close();
     await excluded.close();
   }
-});
-
-function cell(text: string, over: Partial<Cell> = {}): Cell {
-  return { text, width: 1, fg: DEFAULT_COLOR, bg: DEFAULT_COLOR, attrs: 0, ...over };
-}
-
-Deno.test("frame rows: one SGR per run of equal style, from a reset; controls replaced; trailing blanks cut", () => {
-  const cases: Array<[string, Cell[], string]> = [
-    ["plain text", [cell("a"), cell("b")], "ab"],
-    ["bold green run", [
-      cell("o", { attrs: ATTR.bold, fg: 2 }),
-      cell("k", { attrs: ATTR.bold, fg: 2 }),
-      cell("!"),
-    ], "\x1b[0;1;32mok\x1b[0m!"],
-    ["bright, 256 and RGB colours", [
-      cell("a", { fg: 9 }),
-      cell("b", { bg: 200 }),
-      cell("c", { fg: RGB_COLOR | 0x102030 }),
-    ], "\x1b[0;91ma\x1b[0;48;5;200mb\x1b[0;38;2;16;32;48mc\x1b[0m"],
-    ["every attribute", [cell("x", { attrs: 255 })], "\x1b[0;1;2;3;4;7;8;9;53mx\x1b[0m"],
-    ["wide character's right half skipped", [
-      cell("界", { width: 2 }),
-      cell("", { width: 0 }),
-      cell("b"),
-    ], "界b"],
-    ["trailing blanks cut, a coloured one kept", [
-      cell("a"),
-      cell(" ", { bg: 4 }),
-      cell(" "),
-      cell(""),
-    ], "a\x1b[0;44m \x1b[0m"],
-    ["controls replaced", [cell("\x1b"), cell("\x9b"), cell("\x07")], "\ufffd\ufffd\ufffd"],
-  ];
-  for (const [name, cells, expected] of cases) {
-    const { lines, styled } = encodeRows({ columns: cells.length, rows: 1, cells });
-    assertEquals(lines, [expected], name);
-    assertEquals(styled, true, name);
-  }
-});
-
-Deno.test("frame rows go plain rather than past 1 MiB", () => {
-  const columns = 400, rows = 200;
-  const cells = Array.from(
-    { length: columns * rows },
-    (_, i) => cell("x", { fg: RGB_COLOR | i, bg: RGB_COLOR | (i * 7) }),
-  );
-  const { lines, styled } = encodeRows({ columns, rows, cells });
-  assertEquals(styled, false);
-  assertEquals(lines[0], "x".repeat(columns));
 });

@@ -1,0 +1,33 @@
+/** run_shell_command's frames (docs/design.md §7.9) found in output bytes, on their own. */
+import { assertEquals } from "../../tests/support/assert.ts";
+import { frameNonce, FrameScanner } from "./run_frame.ts";
+
+Deno.test("FrameScanner: frames split at any byte are found once; other nonces and malformed ones are not frames", () => {
+  const nonce = frameNonce();
+  const other = frameNonce();
+  const stream = `out\x1b]7735;tmux-mcp;${other};exit;0\x07` +
+    `\x1b]7735;tmux-mcp;${nonce};start\x07hello\r\n\x1b]7735;tmux-mcp;${nonce};exit;12345\x07` +
+    `\x1b]7735;tmux-mcp;${nonce};exit;42\x07$ `;
+  const bytes = new TextEncoder().encode(stream);
+  const startEnd = stream.indexOf("start\x07") + 6;
+  const exitEnd = stream.lastIndexOf(";42\x07") + 4;
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    for (const size of [1, 3, bytes.length]) {
+      const scanner = new FrameScanner(nonce);
+      const found: Array<[number, unknown]> = [];
+      const chunks = [bytes.subarray(0, cut), ...split(bytes.subarray(cut), size)];
+      let base = 0;
+      for (const chunk of chunks) {
+        for (const event of scanner.scan(chunk)) found.push([base + event.offset, event.frame]);
+        base += chunk.length;
+      }
+      assertEquals(found, [[startEnd, "start"], [exitEnd, { status: 42 }]], `cut ${cut}/${size}`);
+    }
+  }
+});
+
+function split(bytes: Uint8Array, size: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
