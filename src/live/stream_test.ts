@@ -47,8 +47,24 @@ Deno.test("waiters woken late by a burst see all of it; the stream's end wakes t
   assertEquals(await late, "changed");
   assertEquals(s.emulator!.screenRows().slice(0, 3), ["47", "48", "49"]);
   // No output first: a change would wake it at once or 10 ms later, depending on the machine's
-  // pace; the end alone must wake it.
+  // pace (see the next test); the end alone must wake it, and as an error, never as a change.
   const ending = s.waitForChange(60_000, never).catch((e) => e as ToolError);
   s.end(new ToolError("stale_cursor", "gone"));
   assertEquals(((await ending) as ToolError).code, "stale_cursor");
+});
+
+Deno.test("a change coming a wake interval or more after the last wake wakes waiters at once", async () => {
+  // What made this file flaky on a busy machine: a stall of 10 ms or more between a wake and the
+  // next change (here made on purpose: at least the interval passes) turns a deferred wake into an
+  // immediate one, so a wait ended by a change before a later event could see it first.
+  const s = stream();
+  const first = s.waitForChange(60_000, never);
+  s.receive(bytes("a"));
+  assertEquals(await first, "changed");
+  await new Promise((resolve) => setTimeout(resolve, 15)); // the interval has passed, whatever the load
+  const second = s.waitForChange(60_000, never);
+  s.receive(bytes("b"));
+  // Settled within the receive itself: ahead of a promise that was already resolved.
+  assertEquals(await Promise.race([second, Promise.resolve("deferred")]), "changed");
+  s.end(new ToolError("stale_cursor", "done"));
 });
