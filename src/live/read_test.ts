@@ -158,20 +158,31 @@ Deno.test("reads are remembered per stream: the last 64 cursors work, older ones
   assert(future.message.includes("past the stream's end"), future.message);
 });
 
+/** Until a read waits on `s` (all in this process: a few flushes, or the read never will). */
+async function waiting(s: PaneStream): Promise<void> {
+  for (let flushes = 0; s.waiters === 0; flushes++) {
+    if (flushes === 100) throw new Error("the read never waited on the stream");
+    await flush();
+  }
+}
+
 Deno.test("a wait rejects when the call is cancelled or the stream ends", async () => {
   const s = stream();
   const first = readScreen(s);
+  // Each is ended once the read is known to wait on the stream, not after some time.
   const cancel = new AbortController();
-  setTimeout(() => cancel.abort(), 20);
-  assertEquals(
-    (await assertRejects(() => readFrom(s, first.offset, 5_000, cancel.signal), ToolError)).code,
-    "cancelled",
+  const cancelled = assertRejects(
+    () => readFrom(s, first.offset, 60_000, cancel.signal),
+    ToolError,
   );
-  setTimeout(() => s.end(new ToolError("target_not_found", "gone")), 20);
-  assertEquals(
-    (await assertRejects(() => readFrom(s, first.offset, 5_000, never), ToolError)).code,
-    "target_not_found",
-  );
+  await waiting(s);
+  cancel.abort();
+  assertEquals((await cancelled).code, "cancelled");
+  assertEquals(s.waiters, 0);
+  const ended = assertRejects(() => readFrom(s, first.offset, 60_000, never), ToolError);
+  await waiting(s);
+  s.end(new ToolError("target_not_found", "gone"));
+  assertEquals((await ended).code, "target_not_found");
   assertEquals(s.waiters, 0);
 });
 

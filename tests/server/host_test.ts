@@ -57,7 +57,7 @@ Deno.test("two sessions on one host share one stream: each keeps its own cursor,
     const readA = await ok<Since>(a.client, "capture_since", {
       paneId: "%0",
       cursor: firstA.cursor,
-      waitMs: 2000,
+      waitMs: 20_000,
     });
     assert(readA.text.includes("one"), readA.text);
     await ok(a.client, "send_keys", { paneId: "%0", keys: "two" });
@@ -66,13 +66,13 @@ Deno.test("two sessions on one host share one stream: each keeps its own cursor,
     const readB = await ok<Since>(b.client, "capture_since", {
       paneId: "%0",
       cursor: firstB.cursor,
-      waitMs: 2000,
+      waitMs: 20_000,
     });
     assert(readB.text.includes("one") && readB.text.includes("two"), readB.text);
     const againA = await ok<Since>(a.client, "capture_since", {
       paneId: "%0",
       cursor: readA.cursor,
-      waitMs: 2000,
+      waitMs: 20_000,
     });
     assert(againA.text.includes("two") && !againA.text.includes("one"), againA.text);
   } finally {
@@ -107,11 +107,10 @@ Deno.test("closing one session leaves the other's waits intact; closing the host
       waitMs: 30_000,
     });
     await ok(c.client, "list_sessions");
-    const started = Date.now();
     await host.close();
     const ended = await pending;
-    // Its 30 s wait did not run out: the close ended it (taking well under a second when idle).
-    assert(Date.now() - started < 20_000, "the wait ended with the host");
+    // Its 30 s wait did not run out (that would be a result, outcome "timeout"): the close ended
+    // it, with an error.
     assertEquals(ended.isError, true);
     const code = (ended.structuredContent as { error: { code: string } }).error.code;
     assert(["server_gone", "stale_cursor"].includes(code), code);

@@ -382,7 +382,7 @@ httpTest(
       const read = await ok<Since>(a.client, "capture_since", {
         paneId: "%0",
         cursor: first.cursor,
-        waitMs: 3000,
+        waitMs: 20_000,
       });
       assert(read.text.includes("from-b"), read.text);
     } finally {
@@ -436,7 +436,8 @@ httpTest(
   "DELETE ends a session: its wait ends at once, its id answers 404, the other session goes on",
   async () => {
     await using fx = await TmuxFixture.start({ command: "cat" });
-    const served = await serve(fx);
+    // A wait of 10 minutes: whatever ends it within the liveness bound below is the DELETE.
+    const served = await serve(fx, ["--wait-max-ms", "600000"]);
     const a = await connect(served.url, "a");
     const b = await connect(served.url, "b");
     const cancel = new AbortController();
@@ -445,22 +446,20 @@ httpTest(
       const pending = a.client.callTool(
         {
           name: "capture_since",
-          arguments: { paneId: "%0", cursor: first.cursor, waitMs: 20_000 },
+          arguments: { paneId: "%0", cursor: first.cursor, waitMs: 600_000 },
         },
         undefined,
         { signal: cancel.signal },
       ).catch((error) => error);
       assert(await eventually(() => served.host.live!.stats().waiters === 1), "A is waiting");
       const id = a.transport.sessionId!;
-      const started = Date.now();
       const deleted = await fetch(served.url, {
         method: "DELETE",
         headers: { authorization: `Bearer ${TOKEN}`, "mcp-session-id": id },
       });
       await deleted.body?.cancel();
       assertEquals(deleted.status, 200);
-      assert(await eventually(() => served.host.live!.stats().waiters === 0, 15_000), "wait ended");
-      assert(Date.now() - started < 15_000, "at once, not at its 20 s timeout");
+      assert(await eventually(() => served.host.live!.stats().waiters === 0), "wait ended");
       assertEquals(served.server.sessions, 1);
       const gone = await post(
         served.url,
@@ -501,7 +500,7 @@ httpTest("a client's cancellation over HTTP ends its wait; its session goes on",
     assert(await eventually(() => served.host.live!.stats().waiters === 1), "waiting");
     cancel.abort("no longer needed");
     assertMatch(await pending, /no longer needed|abort/i);
-    assert(await eventually(() => served.host.live!.stats().waiters === 0, 2000), "wait ended");
+    assert(await eventually(() => served.host.live!.stats().waiters === 0), "wait ended");
     assertEquals((await call(a.client, "list_sessions")).isError, undefined);
   } finally {
     await a.close();
@@ -552,7 +551,7 @@ httpTest(
       // The client holding the stream goes away without DELETE: noticed at the next keep-alive
       // write, then its session idles out too.
       stream.close();
-      assert(await eventually(() => served.server.sessions === 1, 3000), "expired after it left");
+      assert(await eventually(() => served.server.sessions === 1), "expired after it left");
       await a.close();
     } finally {
       await served.close();
@@ -669,6 +668,9 @@ httpTest(
         `127.0.0.1:${port}`,
         "--toolsets",
         "inspect,manage,execute",
+        // A wait of 10 minutes: whatever ends the process within the liveness bound is SIGTERM.
+        "--wait-max-ms",
+        "600000",
       ],
       clearEnv: true,
       env: cleanEnv({ NO_COLOR: "1" }),
@@ -714,7 +716,7 @@ httpTest(
       // A wait in progress and a control client attached when the signal comes.
       const pending = client.callTool({
         name: "capture_since",
-        arguments: { paneId: "%0", cursor: first.cursor, waitMs: 20_000 },
+        arguments: { paneId: "%0", cursor: first.cursor, waitMs: 600_000 },
       }).catch((error) => error);
       assert(
         await eventually(async () => (await fx.tmux("list-clients")).trim() !== ""),
@@ -722,13 +724,11 @@ httpTest(
       );
       // Sentinel: a later call of the same client answered, so the wait has begun.
       await ok(client, "list_sessions");
-      const started = Date.now();
       child.kill("SIGTERM");
+      // Not at the wait's 10 min timeout (well under a second when idle).
+      assert(await eventually(() => exited), `still running after SIGTERM: ${stderr}`);
       const { code } = await status;
-      const took = Date.now() - started;
       assertEquals(code, 0, stderr);
-      // Not at the wait's 20 s timeout (well under a second when idle).
-      assert(took < 15_000, `exited after ${took} ms`);
       assertEquals((await fx.tmux("list-clients")).trim(), "", "no client of ours is left");
       assertMatch(stderr, /shutting down: SIGTERM/);
       assertEquals(await stdout, "", "stdout carries nothing");

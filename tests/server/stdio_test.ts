@@ -3,7 +3,7 @@ import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { CAPABILITIES_URI, serverInstructions } from "../../src/server.ts";
 import { ANNOTATIONS, CAPABILITY_META_KEY, capabilityRow, TOOLS } from "../../src/catalog.ts";
 import { connectStdio, fails, ok, startPermissions } from "../support/client.ts";
-import { TmuxFixture } from "../support/fixture.ts";
+import { LIVENESS_MS, TmuxFixture } from "../support/fixture.ts";
 import { RawMain } from "../support/raw_stdio.ts";
 import { StdioTransport } from "../../src/stdio_transport.ts";
 
@@ -285,7 +285,7 @@ Deno.test("stdio: a line over 10 MiB is refused with a JSON-RPC error and the ne
   assertEquals(await main.exited(0), undefined);
 });
 
-Deno.test("stdio: a 9 MB message is read in linear time", async () => {
+Deno.test("stdio: a 9 MB message is read and answered", async () => {
   await using main = await RawMain.spawn(NO_SERVER);
   await main.handshake();
   const line = JSON.stringify({
@@ -294,22 +294,20 @@ Deno.test("stdio: a 9 MB message is read in linear time", async () => {
     method: "tools/call",
     params: { name: "list_sessions", arguments: { junk: "y".repeat(9_000_000) } },
   });
-  const start = performance.now();
   await main.line(line);
+  // Refused by the tool's schema: the point is that it was read at all. A reader that rescans the
+  // line per chunk takes minutes (idle, this takes well under a second), past this liveness bound;
+  // how fast it really is, scripts/bench.ts measures.
   const reply = await main.reply((m) => m.id === 9, 60_000) as Reply;
-  const ms = performance.now() - start;
-  // Refused by the tool's schema: the point is that it was read, and quickly (a reader that
-  // rescans the line per chunk takes minutes; idle, this takes well under a second).
   assertEquals((reply.result as { isError: boolean }).isError, true);
-  assert(ms < 15_000, `a 9 MB line took ${Math.round(ms)} ms`);
 });
 
 Deno.test("stdio: closing stdin ends the process promptly with status 0", async () => {
   await using main = await RawMain.spawn(NO_SERVER);
   await main.handshake();
   await main.closeStdin();
-  const status = await main.exited(5000);
-  assert(status, "still running 5 s after stdin closed");
+  const status = await main.exited(LIVENESS_MS);
+  assert(status, "still running long after stdin closed");
   assertEquals(status.code, 0);
   assertMatch(main.stderr, /shutting down: end of input/);
 });
@@ -322,7 +320,7 @@ Deno.test("stdio: requests written just before stdin closes are still answered",
   await main.closeStdin();
   assertEquals((await main.reply((m) => m.id === 21) as Reply).result, {});
   assert((await main.reply((m) => m.id === 22) as Reply).result);
-  assertEquals((await main.exited(5000))?.code, 0);
+  assertEquals((await main.exited(LIVENESS_MS))?.code, 0);
 });
 
 Deno.test("stdio: when stdout is gone the process exits with an error status", async () => {
@@ -331,8 +329,8 @@ Deno.test("stdio: when stdout is gone the process exits with an error status", a
   await main.closeStdout();
   // The reply cannot be written: the transport closes, and with it the server.
   await main.line({ jsonrpc: "2.0", id: 5, method: "ping" });
-  const status = await main.exited(5000);
-  assert(status, "still running 5 s after stdout went away");
+  const status = await main.exited(LIVENESS_MS);
+  assert(status, "still running long after stdout went away");
   assertEquals(status.code, 1);
   assertMatch(main.stderr, /shutting down: could not write to stdout/);
 });

@@ -289,12 +289,19 @@ async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
 }
 
 /**
+ * How long a test waits for what must happen at all (a condition, a call's end, a process's exit)
+ * before failing. Only a regression ever reaches it, so it is generous: a busy machine may take
+ * seconds. It bounds liveness, never speed (scripts/bench.ts measures speed).
+ */
+export const LIVENESS_MS = 20_000;
+
+/**
  * Poll `check` until it returns true or `ms` passes; for waiting on a condition. `ms` only matters
- * when the condition never comes, so it is generous: a busy machine may take seconds.
+ * when the condition never comes, so it is generous (see {@link LIVENESS_MS}).
  */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
-  ms = 20_000,
+  ms = LIVENESS_MS,
 ): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {

@@ -4,7 +4,7 @@
  * and how long the process takes to end.
  */
 import { MAIN, startPermissions } from "./client.ts";
-import { cleanEnv } from "./fixture.ts";
+import { cleanEnv, LIVENESS_MS } from "./fixture.ts";
 
 const encoder = new TextEncoder();
 
@@ -59,7 +59,7 @@ export class RawMain {
   async request(
     method: string,
     params?: unknown,
-    timeoutMs = 10_000,
+    timeoutMs = LIVENESS_MS,
   ): Promise<Record<string, unknown>> {
     const id = this.#nextId++;
     await this.line({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
@@ -79,7 +79,7 @@ export class RawMain {
   /** The next stdout message matching `match` (earlier non-matching ones are dropped). */
   async reply(
     match: (message: Record<string, unknown>) => boolean,
-    timeoutMs = 10_000,
+    timeoutMs = LIVENESS_MS,
   ): Promise<Record<string, unknown>> {
     const end = Date.now() + timeoutMs;
     while (true) {

@@ -11,6 +11,7 @@ import { listPanes } from "../../src/tmux/read/queries.ts";
 import { connectInProcess, ok } from "../support/client.ts";
 import { cleanEnv, contextFor, eventually, TmuxFixture } from "../support/fixture.ts";
 import { RawMain } from "../support/raw_stdio.ts";
+import { waitingTmuxClient } from "../support/processes.ts";
 
 const env = cleanEnv();
 
@@ -84,10 +85,15 @@ Deno.test("against a stopped server, an aborted tmux call answers cancelled at o
     const runner = fx.runner();
     freeze();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
+    // Aborted once the tmux client waits for the stopped server's answer, not after some time.
+    const waiting = eventually(async () =>
+      (await waitingTmuxClient(fx.socket, "list-sessions")) !== undefined
+    ).then((seen) => controller.abort(seen ? "waiting" : "never seen waiting"));
     const [error, ms] = await timed(() =>
       runner.run(["list-sessions"], { signal: controller.signal })
     );
+    await waiting;
+    assertEquals(controller.signal.reason, "waiting");
     assert(error instanceof ToolError && error.code === "cancelled", String(error));
     assert(ms < BOUND_MS, `cancel took ${ms} ms`);
   });

@@ -8,6 +8,7 @@ import { literal, parseRows, rowFormat, separators } from "../../src/tmux/core/f
 import { listPanes, listSessions, listWindows } from "../../src/tmux/read/queries.ts";
 import { resolveSessionRef } from "../../src/tmux/read/session_ref.ts";
 import { cleanEnv, contextFor, eventually, TmuxFixture } from "../support/fixture.ts";
+import { waitingTmuxClient } from "../support/processes.ts";
 
 const env = cleanEnv();
 const reader = (name: string) => env[name];
@@ -134,7 +135,13 @@ Deno.test("deadline and AbortSignal end a call with timeout / cancelled", async 
   assertEquals(timeout.code, "timeout");
   const controller = new AbortController();
   const pending = runner.run(["wait-for", "never-signalled-2"], { signal: controller.signal });
-  setTimeout(() => controller.abort(), 100);
+  // Aborted once the tmux client is waiting for its answer, not after some time.
+  assert(
+    await eventually(async () =>
+      (await waitingTmuxClient(fx.socket, "wait-for never-signalled-2")) !== undefined
+    ),
+  );
+  controller.abort();
   const cancelled = await assertRejects(() => pending, ToolError);
   assertEquals(cancelled.code, "cancelled");
 });

@@ -214,7 +214,7 @@ Deno.test("a relative --socket-path works from a pane in another directory, unde
         stderr: "pipe",
       }),
     );
-    const ran = await run(client, pane, "pwd; echo rel", { timeoutMs: 5000 });
+    const ran = await run(client, pane, "pwd; echo rel", { timeoutMs: 20_000 });
     assertEquals([ran.outcome, ran.output], ["completed", "/\nrel"], JSON.stringify(ran));
   } finally {
     await client.close();

@@ -384,7 +384,7 @@ Deno.test("run_shell_command: C-c is let through while busy and the pane is usab
           if (result.isError) return false;
           after = result.structuredContent as unknown as Ran;
           return true;
-        }, 3000),
+        }),
         `usable after C-c (${command})`,
       );
       assertEquals([after!.outcome, after!.output], ["completed", "back"]);

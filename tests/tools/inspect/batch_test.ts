@@ -249,7 +249,7 @@ Deno.test("batch: capture_since rows return cursors the next call can use", asyn
     const next = await ok<{ text: string }>(client, "capture_since", {
       paneId: "%0",
       cursor,
-      waitMs: 2000,
+      waitMs: 20_000,
     });
     assert(next.text.includes("after"), next.text);
   } finally {

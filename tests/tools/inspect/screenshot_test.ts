@@ -383,7 +383,7 @@ Deno.test("a pane capture_since follows is drawn from its terminal: a background
   try {
     const first = await ok<{ cursor: string }>(client, "capture_since", { paneId });
     await fx.tmux("send-keys", "-t", paneId, "Enter");
-    await ok(client, "capture_since", { paneId, cursor: first.cursor, waitMs: 5000 });
+    await ok(client, "capture_since", { paneId, cursor: first.cursor, waitMs: 20_000 });
     const blue = dark.ansi[4];
     const live = await shoot(client, { paneId, cursor: false });
     assertEquals(live.facts.source, "live");

@@ -5,17 +5,12 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { connectInProcess, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
+import { tmuxWaiters } from "../../support/processes.ts";
 import { MAX_CHANNEL_WAITERS } from "../../../src/tmux/manage/channels.ts";
 
 /** Pids of `tmux … wait-for <channel>` processes on this fixture's socket (signals excluded). */
-async function waiters(fx: TmuxFixture): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
-  return new TextDecoder().decode(out.stdout).split("\n")
-    .map((line) => line.trim().match(/^(\d+) (.*)$/))
-    .filter((m): m is RegExpMatchArray =>
-      m !== null && m[2].includes(fx.socket) && / wait-for (?!-S)/.test(m[2])
-    )
-    .map((m) => Number(m[1]));
+function waiters(fx: TmuxFixture): Promise<number[]> {
+  return tmuxWaiters(fx.socket);
 }
 
 /** Whether a plain `tmux wait-for` on `channel` returns at once (the channel was latched). */
@@ -68,7 +63,7 @@ Deno.test("wait_for_channel: 64 channels wait at once, the 65th is busy until on
 
     // A signal from outside (a script) ends one waiter: its slot is free again.
     await fx.tmux("wait-for", "-S", "bound.3");
-    assert(await eventually(async () => (await waiters(fx)).length === 63, 5000));
+    assert(await eventually(async () => (await waiters(fx)).length === 63));
     let admitted: { outcome: string } | undefined;
     assert(
       await eventually(async () => {
@@ -78,7 +73,7 @@ Deno.test("wait_for_channel: 64 channels wait at once, the 65th is busy until on
         });
         if (!result.isError) admitted = result.structuredContent as { outcome: string };
         return !result.isError;
-      }, 5000),
+      }),
       "the freed slot is given to a new channel",
     );
     assertEquals(admitted?.outcome, "timeout");

@@ -2,6 +2,7 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
+import { blockedOrGone, tmuxWaiters } from "../../support/processes.ts";
 
 interface Waited {
   channel: string;
@@ -12,25 +13,8 @@ interface Waited {
 }
 
 /** Pids of `tmux … wait-for <channel>` processes on this fixture's socket (signals excluded). */
-async function waiters(fx: TmuxFixture, channel?: string): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).output();
-  return new TextDecoder().decode(out.stdout).split("\n")
-    .map((line) => line.trim().match(/^(\d+) (.*)$/))
-    .filter((m): m is RegExpMatchArray =>
-      m !== null && m[2].includes(fx.socket) && / wait-for (?!-S)/.test(m[2]) &&
-      (channel === undefined || m[2].endsWith(` ${channel}`))
-    )
-    .map((m) => Number(m[1]));
-}
-
-/**
- * Whether `pid` has exited or sits in poll(2): a tmux client does so only after it has sent its
- * command, so a kill from then on cannot beat the command to the server.
- */
-async function blockedOrGone(pid: number): Promise<boolean> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
-  if (stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
-  return (await Deno.readTextFile(`/proc/${pid}/wchan`).catch(() => "")).includes("poll");
+function waiters(fx: TmuxFixture, channel?: string): Promise<number[]> {
+  return tmuxWaiters(fx.socket, channel);
 }
 
 /** A plain `tmux wait-for` on `channel`, returned once its command has reached the server. */
@@ -92,7 +76,7 @@ Deno.test("wait_for_channel: a signal before the wait and one during it; signal_
     await fx.tmux("wait-for", "-S", "early");
     const early = await ok<Waited>(client, "wait_for_channel", {
       channel: "early",
-      timeoutMs: 5000,
+      timeoutMs: 30_000,
     });
     assertEquals([early.outcome, early.channel, early.timeoutClamped], [
       "signalled",
@@ -115,8 +99,8 @@ Deno.test("wait_for_channel: a signal before the wait and one during it; signal_
     assertEquals(during.outcome, "signalled");
     assert(during.elapsedMs >= 250, `${during.elapsedMs} ms`);
     // signal_channel wakes our own waits too, and says how many were waiting.
-    const second = ok<Waited>(client, "wait_for_channel", { channel: "job_42", timeoutMs: 5000 });
-    const third = ok<Waited>(client, "wait_for_channel", { channel: "job_42", timeoutMs: 5000 });
+    const second = ok<Waited>(client, "wait_for_channel", { channel: "job_42", timeoutMs: 30_000 });
+    const third = ok<Waited>(client, "wait_for_channel", { channel: "job_42", timeoutMs: 30_000 });
     assert(await eventually(async () => (await waiters(fx, "job_42")).length === 1, 10_000));
     // Sentinel: a later call of the same client answered, so both waits have begun listening.
     await ok(client, "list_sessions");
@@ -261,7 +245,7 @@ Deno.test("over stdio under the start permissions: wait_for_channel and signal_c
   await using fx = await TmuxFixture.start();
   const { client, close } = await connectStdio(["-S", fx.socket]);
   try {
-    const waiting = ok<Waited>(client, "wait_for_channel", { channel: "e2e", timeoutMs: 5000 });
+    const waiting = ok<Waited>(client, "wait_for_channel", { channel: "e2e", timeoutMs: 30_000 });
     assert(await eventually(async () => (await waiters(fx, "e2e")).length === 1, 10_000));
     assertEquals(await ok(client, "signal_channel", { channel: "e2e" }), {
       channel: "e2e",
