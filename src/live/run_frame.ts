@@ -18,6 +18,7 @@ import type { PaneEmulator } from "./emulator.ts";
 import { OutputStart, type RunOutput, startEvents } from "./run_output.ts";
 import type { OutputTap } from "./stream.ts";
 import { randomHex } from "../base/random.ts";
+import { concatBytes } from "../base/utf8.ts";
 
 /** The OSC number of our frames: one no terminal we know of assigns (tmux 3.3a ignores it). */
 const FRAME_OSC = 7735;
@@ -71,7 +72,7 @@ export class FrameScanner {
   /** The frames that end in `chunk`, in order. */
   scan(chunk: Uint8Array): FrameEvent[] {
     const base = this.#carry.length;
-    const data = base === 0 ? chunk : concat(this.#carry, chunk);
+    const data = base === 0 ? chunk : concatBytes([this.#carry, chunk]);
     const events: FrameEvent[] = [];
     let from = 0;
     let pending = -1;
@@ -119,13 +120,6 @@ export class FrameScanner {
     }
     return new Uint8Array(0);
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const all = new Uint8Array(a.length + b.length);
-  all.set(a);
-  all.set(b, a.length);
-  return all;
 }
 
 /** Who runs a framed command: the pane, its process and its shell when it was typed. */

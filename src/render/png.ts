@@ -7,6 +7,7 @@
  * same bytes.
  */
 import { Pacer } from "./pace.ts";
+import { concatBytes } from "../base/utf8.ts";
 import type { Raster } from "./raster.ts";
 
 /** What of `node:zlib` the encoder uses (imported on first use by the caller: it loads slowly). */
@@ -43,7 +44,7 @@ async function zlibStream(data: Uint8Array, zlib: Zlib, pacer: Pacer): Promise<U
   const sum = new Uint8Array(4);
   new DataView(sum.buffer).setUint32(0, await adler32(data, pacer));
   parts.push(sum);
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** Adler-32 of `data` (RFC 1950), the checksum a zlib stream ends with. */
@@ -61,16 +62,6 @@ async function adler32(data: Uint8Array, pacer: Pacer): Promise<number> {
     b %= 65521;
   }
   return ((b << 16) | a) >>> 0;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -176,7 +167,7 @@ export async function encodePng(raster: Raster, zlib: Zlib): Promise<Uint8Array>
     await chunk("IDAT", data, table, pacer),
     await chunk("IEND", new Uint8Array(0), table, pacer),
   ];
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** The raster at half its width and height, each pixel the mean of the 2×2 it replaces (paced). */

@@ -2,6 +2,7 @@
  * Starting tmux processes and collecting what they print, for the runner (src/tmux/core/runner.ts),
  * which decides what to start: argv only, never a shell (docs/design.md §5.1).
  */
+import { concatBytes } from "../../base/utf8.ts";
 
 /**
  * Variables passed to tmux when the environment must be reduced (a loader variable such as
@@ -169,9 +170,7 @@ export class ProgramSpawner {
 
 /**
  * Write `stdin` to a started child (stdout and stderr piped) and collect what it prints, or give
- * up when `signal` fires (then resolve undefined): the child is killed and our ends of its pipes
- * are released by cancelling the readers, since a process that handed its descriptors on (a
- * tmux client to its server, an ssh to its master) can hold them open after its death.
+ * up when `signal` fires (then resolve undefined; see {@link readsOrGiveUp}).
  */
 export async function collectChild(
   child: Deno.ChildProcess,
@@ -181,58 +180,68 @@ export async function collectChild(
   const out = child.stdout.getReader();
   const err = child.stderr.getReader();
   const writer = stdin === undefined ? undefined : child.stdin.getWriter();
-  const given = Promise.withResolvers<undefined>();
-  const giveUp = () => given.resolve(undefined);
-  signal.addEventListener("abort", giveUp, { once: true });
-  if (signal.aborted) giveUp();
   const reads = Promise.all([readAll(out), readAll(err), child.status]);
   if (writer && stdin !== undefined) {
     const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
     // A failed write means the process exited before reading everything; its exit status tells.
     void writer.write(bytes).then(() => writer.close()).catch(() => {});
   }
-  let output: (Output & { code: number }) | undefined;
+  let done: Awaited<typeof reads> | undefined;
   try {
-    const done = await Promise.race([reads, given.promise]);
-    if (done !== undefined) {
-      const [stdout, stderr, status] = done;
-      output = { success: status.success, code: status.code, stdout, stderr };
-    }
-    return output;
+    done = await readsOrGiveUp(child, [out, err], reads, signal);
+  } finally {
+    // Not awaited: an unread stdin write may never finish.
+    if (done === undefined) writer?.abort().catch(() => {});
+  }
+  if (done === undefined) return undefined;
+  const [stdout, stderr, status] = done;
+  return { success: status.success, code: status.code, stdout, stderr };
+}
+
+/**
+ * Wait for `reads` (a started child's pipes read to their end, and its exit) unless `signal` fires
+ * first: then resolve undefined, with the child killed and our ends of its pipes released by
+ * cancelling `readers`, since a process that handed its descriptors on (a tmux client to its
+ * server, an ssh to its master) can hold them open after its death. The same when `reads` fails.
+ */
+export async function readsOrGiveUp<T>(
+  child: Deno.ChildProcess,
+  readers: readonly ReadableStreamDefaultReader<Uint8Array>[],
+  reads: Promise<T>,
+  signal: AbortSignal,
+): Promise<T | undefined> {
+  const given = Promise.withResolvers<undefined>();
+  const giveUp = () => given.resolve(undefined);
+  signal.addEventListener("abort", giveUp, { once: true });
+  if (signal.aborted) giveUp();
+  let done: T | undefined;
+  try {
+    done = await Promise.race([reads, given.promise]);
+    return done;
   } finally {
     signal.removeEventListener("abort", giveUp);
-    if (output === undefined) {
+    if (done === undefined) {
       try {
         child.kill("SIGKILL");
       } catch {
         // it exited meanwhile
       }
-      // Not awaited beyond the readers and the exit: an unread stdin write may never finish.
-      writer?.abort().catch(() => {});
-      await Promise.allSettled([out.cancel(), err.cancel()]);
+      await Promise.allSettled(readers.map((reader) => reader.cancel()));
       await reads.catch(() => {});
     }
   }
 }
 
 /** Everything a reader yields until EOF (or until it is cancelled), as one array. */
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+export async function readAll(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  let size = 0;
   while (true) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return concatBytes(chunks);
     chunks.push(value);
-    size += value.length;
   }
-  if (chunks.length === 1) return chunks[0];
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
 
 /** A reader of a child's pipe, or undefined when that pipe is not piped (Deno throws then). */

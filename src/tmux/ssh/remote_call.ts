@@ -4,7 +4,8 @@
  * and nothing but the pid is written before the mark line has arrived.
  */
 import { ToolError } from "../../errors.ts";
-import type { Output } from "../core/process.ts";
+import { type Output, readAll, readsOrGiveUp } from "../core/process.ts";
+import { concatBytes } from "../../base/utf8.ts";
 import { MarkScanner } from "./remote_wrap.ts";
 
 const encoder = new TextEncoder();
@@ -20,8 +21,8 @@ export interface WrappedOutput extends Omit<Output, "stdout"> {
  * `input(pid)` (if any) without closing our stdin; with no input, write one empty line at once (a
  * start-up file that reads a line takes it instead of waiting). Resolves undefined when `signal`
  * fires: then the ssh is killed and our end of its stdin closed, so the remote side reads end of
- * file and kills the tmux client. As in src/tmux/core/process.ts, our pipes are released by cancelling
- * their readers: an ssh riding a master has handed them to the master.
+ * file and kills the tmux client (the give-up is src/tmux/core/process.ts's {@link readsOrGiveUp}:
+ * an ssh riding a master has handed our pipes to the master, so their readers are cancelled).
  */
 export async function collectWrapped(
   child: Deno.ChildProcess,
@@ -52,35 +53,18 @@ export async function collectWrapped(
       if (input) write(input(seen.pid));
     }
   };
-  const given = Promise.withResolvers<undefined>();
-  const giveUp = () => given.resolve(undefined);
-  signal.addEventListener("abort", giveUp, { once: true });
-  if (signal.aborted) giveUp();
   const reads = Promise.all([readOut(), readAll(err), child.status]);
-  let output: WrappedOutput | undefined;
   try {
-    const done = await Promise.race([reads, given.promise]);
-    if (done !== undefined) {
-      const [, stderr, status] = done;
-      output = {
-        success: status.success,
-        code: status.code,
-        stdout: found ? join(chunks) : undefined,
-        stderr,
-      };
-    }
-    return output;
+    const done = await readsOrGiveUp(child, [out, err], reads, signal);
+    if (done === undefined) return undefined;
+    const [, stderr, status] = done;
+    return {
+      success: status.success,
+      code: status.code,
+      stdout: found ? concatBytes(chunks) : undefined,
+      stderr,
+    };
   } finally {
-    signal.removeEventListener("abort", giveUp);
-    if (output === undefined) {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // it exited meanwhile
-      }
-      await Promise.allSettled([out.cancel(), err.cancel()]);
-      await reads.catch(() => {});
-    }
     // Our end of its stdin: the remote watcher reads end of file (after a give-up, that ends tmux).
     writer.abort().catch(() => {});
   }
@@ -134,25 +118,4 @@ export async function untilMark(
     await reader.cancel().catch(() => {});
     throw error;
   }
-}
-
-/** Everything a reader yields until EOF (or until it is cancelled), as one array. */
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) return join(chunks);
-    chunks.push(value);
-  }
-}
-
-function join(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
