@@ -5,6 +5,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { call, fails, ok, sessionsOnOneHost } from "../support/client.ts";
 import { eventually, rawReceiver, TmuxFixture } from "../support/fixture.ts";
+import { pastesArriveWhole } from "../support/pastes.ts";
 
 interface Since {
   text: string;
@@ -17,22 +18,7 @@ Deno.test("two sessions on one host: their pastes into one pane never interleave
   const rx = await rawReceiver(fx);
   const { host, sessions: [a, b] } = await sessionsOnOneHost(["-S", fx.socket], 2);
   try {
-    const A = "A".repeat(3000);
-    const B = "B".repeat(3000);
-    // Each paste holds the pane through its 150 ms pause and its Enter.
-    await Promise.all([
-      ok(a.client, "paste_text", { paneId: rx.paneId, text: A, enter: true }),
-      ok(b.client, "paste_text", { paneId: rx.paneId, text: B, enter: true }),
-      ok(a.client, "send_keys", { paneId: rx.paneId, keys: "a-done" }),
-      ok(b.client, "send_keys", { paneId: rx.paneId, keys: "b-done" }),
-    ]);
-    const expected = 6000 + 2 + "a-done\r".length + "b-done\r".length;
-    assert(
-      await eventually(async () => (await Deno.stat(rx.file)).size >= expected),
-      "all input arrived",
-    );
-    const parts = (await Deno.readTextFile(rx.file)).split("\r").filter((p) => p !== "");
-    assertEquals(parts.sort(), [A, B, "a-done", "b-done"].sort());
+    await pastesArriveWhole(rx, a.client, b.client);
   } finally {
     await a.close();
     await b.close();

@@ -7,10 +7,8 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { cleanEnv, eventually, TmuxFixture } from "../support/fixture.ts";
-import { SURFACE } from "../../src/catalog.ts";
-import { parseConfig } from "../../src/config.ts";
-import { TmuxHost } from "../../src/host.ts";
-import { type HttpLimits, serveHttp } from "../../src/http/server.ts";
+import { initializeRequest, serveFixture } from "../support/http_serve.ts";
+import type { HttpLimits } from "../../src/http/server.ts";
 
 const NET = (await Deno.permissions.query({ name: "net", host: "127.0.0.1" })).state === "granted";
 const TOKEN = "tok-0123456789abcdef-hostile-test";
@@ -21,42 +19,10 @@ function hostileTest(name: string, fn: () => Promise<void>): void {
   Deno.test({ name, ignore: !NET, fn });
 }
 
-function configFor(fx: TmuxFixture) {
-  const outcome = parseConfig(
-    ["-S", fx.socket, "--http", "127.0.0.1:8765"],
-    () => undefined,
-    SURFACE,
-  );
-  if (outcome.kind !== "run") throw new Error("expected a run configuration");
-  return outcome.config;
-}
-
 /** A server on a free loopback port with shortened limits; its log lines are kept. */
-async function serve(fx: TmuxFixture, limits: Partial<HttpLimits>) {
-  const env = cleanEnv();
-  const config = configFor(fx);
-  const logs: string[] = [];
-  const log = (m: string) => logs.push(m);
-  const host = new TmuxHost({ config, env: (name) => env[name], log });
-  const server = await serveHttp({
-    host,
-    config,
-    version: "test",
-    token: TOKEN,
-    log,
-    limits,
-    port: 0,
-  });
-  return {
-    port: server.port,
-    logs,
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await host.close();
-    },
-  };
+function serve(fx: TmuxFixture, limits: Partial<HttpLimits>) {
+  return serveFixture(fx, { token: TOKEN, limits });
 }
-
 const encoder = new TextEncoder();
 
 /** Whether the server closes `conn` (end of file or reset), within {@link GENEROUS_MS}. */
@@ -84,16 +50,7 @@ async function closedByServer(conn: Deno.Conn): Promise<boolean> {
   }
 }
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "h", version: "1" },
-  },
-});
+const INITIALIZE = initializeRequest("h");
 
 /** One authenticated request on its own connection; the status, or undefined when cut off. */
 async function request(port: number, host = `127.0.0.1:${port}`): Promise<number | undefined> {

@@ -13,11 +13,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { askingClient, call, fails, ok, startPermissions } from "../support/client.ts";
 import { cleanEnv, eventually, rawReceiver, TmuxFixture } from "../support/fixture.ts";
+import { initializeRequest, type Served, serveFixture } from "../support/http_serve.ts";
+import { pastesArriveWhole } from "../support/pastes.ts";
 import { CHOICES } from "../../src/guard/ask.ts";
-import { SURFACE } from "../../src/catalog.ts";
-import { parseConfig } from "../../src/config.ts";
-import { TmuxHost } from "../../src/host.ts";
-import { type HttpLimits, type HttpServer, serveHttp } from "../../src/http/server.ts";
+import type { HttpLimits } from "../../src/http/server.ts";
 import type { LiveOptions } from "../../src/tmux/live/options.ts";
 import {
   type Baseline,
@@ -61,51 +60,15 @@ if (!NET) {
 
 const TOKEN = "tok-0123456789abcdef-http-test";
 
-interface Served {
-  server: HttpServer;
-  host: TmuxHost;
-  url: string;
-  logs: string[];
-  close(): Promise<void>;
-}
-
 /** An HTTP server on a free loopback port, on the fixture's tmux server. */
-async function serve(
+function serve(
   fx: TmuxFixture,
   args: string[] = [],
   limits?: Partial<HttpLimits>,
   liveOptions?: Partial<LiveOptions>,
 ): Promise<Served> {
-  const env = cleanEnv();
-  const reader = (name: string) => env[name];
-  const outcome = parseConfig(
-    ["-S", fx.socket, "--http", "127.0.0.1:8765", "--toolsets", "inspect,manage,execute", ...args],
-    () => undefined,
-    SURFACE,
-  );
-  if (outcome.kind !== "run") throw new Error("expected a run configuration");
-  const logs: string[] = [];
-  const log = (m: string) => logs.push(m);
-  const host = new TmuxHost({ config: outcome.config, env: reader, log, liveOptions });
-  const server = await serveHttp({
-    host,
-    config: outcome.config,
-    version: "test",
-    token: TOKEN,
-    log,
-    limits,
-    port: 0,
-  });
-  return {
-    server,
-    host,
-    url: server.url,
-    logs,
-    async close() {
-      await server.close();
-      await host.close();
-    },
-  };
+  const toolsets = ["--toolsets", "inspect,manage,execute"];
+  return serveFixture(fx, { token: TOKEN, args: [...toolsets, ...args], limits, liveOptions });
 }
 
 interface HttpClient {
@@ -128,16 +91,7 @@ async function connect(
   return { client, transport, close: () => client.close() };
 }
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "1" },
-  },
-});
+const INITIALIZE = initializeRequest("raw");
 
 interface RawResponse {
   status: number;
@@ -353,21 +307,7 @@ httpTest(
     const b = await connect(served.url, "b");
     try {
       assert(a.transport.sessionId !== b.transport.sessionId, "two sessions");
-      const A = "A".repeat(3000);
-      const B = "B".repeat(3000);
-      await Promise.all([
-        ok(a.client, "paste_text", { paneId: rx.paneId, text: A, enter: true }),
-        ok(b.client, "paste_text", { paneId: rx.paneId, text: B, enter: true }),
-        ok(a.client, "send_keys", { paneId: rx.paneId, keys: "a-done" }),
-        ok(b.client, "send_keys", { paneId: rx.paneId, keys: "b-done" }),
-      ]);
-      const expected = 6000 + 2 + "a-done\r".length + "b-done\r".length;
-      assert(
-        await eventually(async () => (await Deno.stat(rx.file)).size >= expected),
-        "all input arrived",
-      );
-      const parts = (await Deno.readTextFile(rx.file)).split("\r").filter((p) => p !== "");
-      assertEquals(parts.sort(), [A, B, "a-done", "b-done"].sort());
+      await pastesArriveWhole(rx, a.client, b.client);
 
       // A follows %0: its control client attaches to session main. B still sees nobody there.
       const first = await ok<Since>(a.client, "capture_since", { paneId: "%0" });

@@ -77,18 +77,22 @@ export async function connectInProcess(
   };
 }
 
-/** One host and `count` MCP sessions on it, each with its own in-memory client. */
+/**
+ * One host configured from `args` and `env` (its log lines kept in `logs`) and `count` MCP sessions
+ * on it, each with its own in-memory client.
+ */
 export async function sessionsOnOneHost(
   args: string[],
   count: number,
   liveOptions?: Partial<LiveOptions>,
-): Promise<{ host: TmuxHost; sessions: Connected[] }> {
-  const env: Record<string, string> = {};
+  env: Record<string, string> = {},
+): Promise<{ host: TmuxHost; sessions: Connected[]; logs: string[] }> {
   const reader = (name: string) => env[name];
-  const outcome = parseConfig(withTestToolsets(args), reader, SURFACE);
+  const outcome = parseConfig(withTestToolsets(args, env), reader, SURFACE);
   if (outcome.kind !== "run") throw new Error("expected a run configuration");
   const config = outcome.config;
-  const host = new TmuxHost({ config, env: reader, liveOptions });
+  const logs: string[] = [];
+  const host = new TmuxHost({ config, env: reader, liveOptions, log: (m) => logs.push(m) });
   const sessions: Connected[] = [];
   for (let i = 0; i < count; i++) {
     const session = createMcpSession(host, { config, version: "test" });
@@ -106,7 +110,7 @@ export async function sessionsOnOneHost(
       },
     });
   }
-  return { host, sessions };
+  return { host, sessions, logs };
 }
 
 /** The permission flags of `deno task start`, read from deno.json so tests use exactly those. */

@@ -41,6 +41,24 @@ export async function removeAndCheck(dir: string): Promise<void> {
   if (!removed) throw new Error(`fixture directory ${dir} could not be removed`);
 }
 
+/**
+ * Run tmux (UTF-8, a clean environment, no stdin) on the server at `socket` and return stdout;
+ * rejects, with tmux's message, when tmux fails (no server there, a bad command).
+ */
+export async function tmuxOn(socket: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("tmux", {
+    args: ["-u", "-S", socket, ...args],
+    clearEnv: true,
+    env: cleanEnv(),
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  if (!out.success) {
+    throw new Error(`tmux ${args.join(" ")} failed: ${dec.decode(out.stderr).trim()}`);
+  }
+  return dec.decode(out.stdout);
+}
+
 /** Environment for tmux processes the fixture starts: ours minus anything naming another server. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env = Deno.env.toObject();
@@ -100,17 +118,17 @@ export class TmuxFixture {
   }
 
   private async tmuxRaw(args: string[]): Promise<string> {
-    const out = await new Deno.Command("tmux", {
-      args: ["-u", "-S", this.socket, ...args],
-      clearEnv: true,
-      env: cleanEnv(),
-      stdin: "null",
-    }).output();
-    const dec = new TextDecoder();
-    if (!out.success) {
-      throw new Error(`tmux ${args.join(" ")} failed: ${dec.decode(out.stderr).trim()}`);
-    }
-    return dec.decode(out.stdout);
+    return await tmuxOn(this.socket, ...args);
+  }
+
+  /**
+   * A new detached window, in session `target` (e.g. `=main:`) when given, running `command` (one
+   * shell command line, or argv); its pane id.
+   */
+  async newWindow(command?: string | readonly string[], target?: string): Promise<string> {
+    const argv = typeof command === "string" ? [command] : command ?? [];
+    const at = target === undefined ? [] : ["-t", target];
+    return (await this.tmux("new-window", "-d", ...at, "-P", "-F", "#{pane_id}", ...argv)).trim();
   }
 
   /** Print one format for a target (tmux's own view, for comparing results). */
@@ -323,14 +341,9 @@ export function contextFor(runner: TmuxRunner): TmuxContext {
 export async function rawReceiver(fx: TmuxFixture): Promise<{ paneId: string; file: string }> {
   const file = `${fx.dir}/received`;
   const ready = `${fx.dir}/ready`;
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
+  const paneId = await fx.newWindow(
     `bash --norc --noprofile -c 'stty raw -echo && touch ${ready} && exec cat > ${file}'`,
-  )).trim();
+  );
   if (!await eventually(() => Deno.stat(ready).then(() => true, () => false))) {
     throw new Error("the receiver did not get ready");
   }
@@ -346,16 +359,10 @@ export async function nestedClient(
   inSession: string,
   target: string,
 ): Promise<string> {
-  const host = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-t",
-    `=${inSession}:`,
-    "-P",
-    "-F",
-    "#{pane_id}",
+  const host = await fx.newWindow(
     `env -u TMUX TERM=screen tmux -S ${fx.socket} attach -t =${target}`,
-  )).trim();
+    `=${inSession}:`,
+  );
   const attached = await eventually(async () =>
     (await fx.tmux("list-clients", "-F", "#{session_name}")).split("\n").includes(target)
   );

@@ -5,23 +5,10 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { connectStdio, ok } from "../support/client.ts";
-import { cleanEnv, FIXTURE_PREFIX } from "../support/fixture.ts";
+import { FIXTURE_PREFIX, tmuxOn } from "../support/fixture.ts";
 
 const TOKEN = "scrub-canary-token-8231";
 const OTHER = "scrub-canary-other-5517";
-
-/** Run tmux on `socket`; rejects when tmux fails. */
-async function tmux(socket: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("tmux", {
-    args: ["-u", "-S", socket, ...args],
-    clearEnv: true,
-    env: cleanEnv(),
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  if (!out.success) throw new Error(dec.decode(out.stderr).trim());
-  return dec.decode(out.stdout);
-}
 
 /** A process's environment, NUL-separated (read through `cat`, like any other user's process). */
 async function environOf(pid: string): Promise<string> {
@@ -40,7 +27,7 @@ Deno.test("create_session starting the server: no TMUX_MCP_*/LIBTMUX_* name stay
     LIBTMUX_SOMETHING_ELSE: OTHER,
   });
   try {
-    assert(!await tmux(socket, "list-sessions").then(() => true, () => false), "no server yet");
+    assert(!await tmuxOn(socket, "list-sessions").then(() => true, () => false), "no server yet");
     const made = await ok<{ serverStarted: boolean; paneId: string }>(
       client,
       "create_session",
@@ -48,7 +35,7 @@ Deno.test("create_session starting the server: no TMUX_MCP_*/LIBTMUX_* name stay
     );
     assertEquals(made.serverStarted, true, "our process started the tmux server");
 
-    const global = await tmux(socket, "show-environment", "-g");
+    const global = await tmuxOn(socket, "show-environment", "-g");
     assert(global.includes("PATH="), "the global environment was read");
     assert(!/^-?(TMUX_MCP_|LIBTMUX_)/m.test(global), global);
     assert(!global.includes(TOKEN) && !global.includes(OTHER), global);
@@ -60,20 +47,20 @@ Deno.test("create_session starting the server: no TMUX_MCP_*/LIBTMUX_* name stay
     });
     if (Deno.build.os === "linux") {
       const panePid =
-        (await tmux(socket, "display-message", "-p", "-t", split.paneId, "#{pane_pid}"))
+        (await tmuxOn(socket, "display-message", "-p", "-t", split.paneId, "#{pane_pid}"))
           .trim();
       const environ = await environOf(panePid);
       assert(!environ.includes(TOKEN) && !environ.includes(OTHER), "the new pane has neither");
     }
 
     if (Deno.build.os === "linux") {
-      const serverPid = (await tmux(socket, "display-message", "-p", "#{pid}")).trim();
+      const serverPid = (await tmuxOn(socket, "display-message", "-p", "#{pid}")).trim();
       const environ = await environOf(serverPid);
       assert(!environ.includes(TOKEN), "the tmux server process never received the token");
     }
   } finally {
     await close();
-    await tmux(socket, "kill-server").catch(() => {});
+    await tmuxOn(socket, "kill-server").catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });

@@ -4,16 +4,10 @@
  * a routed reply — `%end`/`%error`/`%begin` lines with the live time and a dense range of command
  * numbers around the server's one counter, planted everywhere such text reaches tmux output.
  */
-import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/inMemory"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
-import { fails, ok } from "../support/client.ts";
+import { fails, ok, sessionsOnOneHost } from "../support/client.ts";
 import { cleanEnv, eventually, TmuxFixture } from "../support/fixture.ts";
-import { SURFACE } from "../../src/catalog.ts";
-import { parseConfig } from "../../src/config.ts";
-import { TmuxHost } from "../../src/host.ts";
-import { createMcpSession } from "../../src/server.ts";
+import type { TmuxHost } from "../../src/host.ts";
 import type { TmuxCommand } from "../../src/tmux/core/argv.ts";
 import type { PartialResult } from "../../src/tmux/core/runner.ts";
 import { quoteControlArgument } from "../../src/tmux/control/syntax.ts";
@@ -27,22 +21,13 @@ const decoder = new TextDecoder();
 /** A host with live mode (and so the route), one MCP session on it, debug logging collected. */
 async function routed(fx: TmuxFixture | string, args: string[] = []) {
   const socket = typeof fx === "string" ? fx : fx.socket;
-  const env = cleanEnv({ TMUX_MCP_DEBUG: "1" });
-  const reader = (name: string) => env[name];
-  const outcome = parseConfig(
+  const { host, sessions: [session], logs } = await sessionsOnOneHost(
     ["-S", socket, "--toolsets", "inspect,manage,execute", ...args],
-    reader,
-    SURFACE,
+    1,
+    undefined,
+    cleanEnv({ TMUX_MCP_DEBUG: "1" }),
   );
-  if (outcome.kind !== "run") throw new Error("expected a run configuration");
-  const logs: string[] = [];
-  const host = new TmuxHost({ config: outcome.config, env: reader, log: (m) => logs.push(m) });
-  const session = createMcpSession(host, { config: outcome.config, version: "test" });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "tmux-mcp-route-tests", version: "1" });
-  await session.connect(serverSide);
-  await client.connect(clientSide);
-  await client.listTools();
+  const client = session.client;
   /** Debug lines logged since the last call of `paths` (which path each tmux call took). */
   let seen = 0;
   const paths = () => {
@@ -69,7 +54,6 @@ async function routed(fx: TmuxFixture | string, args: string[] = []) {
       return runs;
     },
     async close() {
-      await client.close();
       await session.close();
       await host.close();
     },
@@ -345,16 +329,10 @@ Deno.test("keys sent over the route arrive byte-exact, the guard's listing is ro
   await using fx = await TmuxFixture.start({ session: "in", command: "cat" });
   const file = `${fx.dir}/rx.out`;
   const ready = `${fx.dir}/rx.ready`;
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "-t",
-    "=in:",
+  const paneId = await fx.newWindow(
     `stty raw -echo && touch ${ready} && exec cat > ${file}`,
-  )).trim();
+    "=in:",
+  );
   assert(await eventually(async () => await Deno.stat(ready).then(() => true, () => false)));
   const r = await routed(fx);
   try {

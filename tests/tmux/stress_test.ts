@@ -4,17 +4,10 @@
  * nothing hangs, nothing crosses between replies, every failure is a typed error, and the MCP
  * server keeps serving.
  */
-import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/inMemory"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "../support/assert.ts";
-import { call, type CallToolResult, ok } from "../support/client.ts";
+import { call, type CallToolResult, ok, sessionsOnOneHost } from "../support/client.ts";
 import { cleanEnv, eventually, TmuxFixture } from "../support/fixture.ts";
-import { SURFACE } from "../../src/catalog.ts";
-import { parseConfig } from "../../src/config.ts";
 import type { ErrorCode } from "../../src/errors.ts";
-import { TmuxHost } from "../../src/host.ts";
-import { createMcpSession } from "../../src/server.ts";
 
 /** Codes a call may fail with here; anything else (or an untyped failure) fails the test. */
 const TYPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -26,28 +19,17 @@ const TYPED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /** A host with live mode (so the route), one MCP session, and debug logging collected. */
 async function routed(fx: TmuxFixture) {
-  const env = cleanEnv({ TMUX_MCP_DEBUG: "1" });
-  const reader = (name: string) => env[name];
-  const outcome = parseConfig(
+  const { host, sessions: [session], logs } = await sessionsOnOneHost(
     ["-S", fx.socket, "--toolsets", "inspect,manage,execute"],
-    reader,
-    SURFACE,
+    1,
+    undefined,
+    cleanEnv({ TMUX_MCP_DEBUG: "1" }),
   );
-  if (outcome.kind !== "run") throw new Error("expected a run configuration");
-  const logs: string[] = [];
-  const host = new TmuxHost({ config: outcome.config, env: reader, log: (m) => logs.push(m) });
-  const session = createMcpSession(host, { config: outcome.config, version: "test" });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "tmux-mcp-stress", version: "1" });
-  await session.connect(serverSide);
-  await client.connect(clientSide);
-  await client.listTools();
   return {
     host,
-    client,
+    client: session.client,
     logs,
     async close() {
-      await client.close();
       await session.close();
       await host.close();
     },
@@ -82,8 +64,7 @@ function text(result: CallToolResult): string {
 Deno.test("stress: 100 concurrent calls over both paths while panes flood; a pane and then the server killed mid-reply", async () => {
   await using fx = await TmuxFixture.start({ width: 80, height: 20, command: "cat" });
   await fx.tmux("set-option", "-g", "history-limit", "3000");
-  const pane = async (command: string) =>
-    (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:", command)).trim();
+  const pane = async (command: string) => await fx.newWindow(command, "=main:");
   // Floods print their own letter, and forged reply lines, as fast as tmux takes them.
   const floods = [
     await pane("yes 'AAAA %end 1796068231 1000 1'"),

@@ -7,9 +7,10 @@
  * the reason, where sshd or root is missing.
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
-import { connectStdio, fails, ok } from "../../support/client.ts";
-import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { silentListener, sshdMissing, SshRig } from "../../support/sshd.ts";
+import { fails, ok } from "../../support/client.ts";
+import { eventually } from "../../support/fixture.ts";
+import { silentListener, sshdMissing, type SshRig } from "../../support/sshd.ts";
+import { remoteStack } from "../../support/remote.ts";
 
 const missing = await sshdMissing();
 const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
@@ -20,33 +21,17 @@ interface Listing {
 }
 
 /** The rig, a local server, a session on each of `indexes`' machines, and our server on them. */
-async function setUp(
+function setUp(
   rigOptions: Parameters<typeof SshRig.start>[0],
   indexes: number[],
   extra: (rig: SshRig) => string[] = () => [],
 ) {
-  const rig = await SshRig.start(rigOptions);
-  const local = await TmuxFixture.start({ session: "here" });
-  try {
-    for (const index of indexes) {
-      await rig.tmux(index, "-f", "/dev/null", "new-session", "-d", "-s", "s", "-x", "80");
-    }
-    const args = ["--socket-path", local.socket, ...rig.sshArgs(indexes), ...extra(rig)];
-    const server = await connectStdio(args, {}, undefined, undefined, "start:ssh");
-    return {
-      rig,
-      server,
-      async [Symbol.asyncDispose]() {
-        await server.close();
-        await local.tmux("kill-server").catch(() => {});
-        await rig.close();
-      },
-    };
-  } catch (error) {
-    await local.tmux("kill-server").catch(() => {});
-    await rig.close();
-    throw error;
-  }
+  return remoteStack({
+    rig: rigOptions,
+    sessions: indexes.map((index) => [index, "s"] as const),
+    hosts: indexes,
+    args: extra,
+  });
 }
 
 /** The hosts a listing has rows of. */

@@ -7,9 +7,11 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { ToolError } from "../../../src/errors.ts";
-import { connectStdio, ok } from "../../support/client.ts";
-import { eventually, TmuxFixture } from "../../support/fixture.ts";
+import { ok } from "../../support/client.ts";
+import { eventually } from "../../support/fixture.ts";
+import { running } from "../../support/processes.ts";
 import { sshdMissing, SshRig } from "../../support/sshd.ts";
+import { remoteStack, remoteTmux, sshHost } from "../../support/remote.ts";
 import {
   chainArgs,
   controlArgs,
@@ -18,9 +20,6 @@ import {
 } from "../../../src/tmux/core/argv.ts";
 import { TmuxRunner } from "../../../src/tmux/core/runner.ts";
 import { ControlClient } from "../../../src/tmux/control/client.ts";
-import { SshMaster } from "../../../src/tmux/ssh/master.ts";
-import { RemoteProcesses } from "../../../src/tmux/ssh/remote_processes.ts";
-import { SshSpawner } from "../../../src/tmux/ssh/spawn.ts";
 
 const missing = await sshdMissing();
 const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
@@ -34,28 +33,14 @@ async function setUp(startup = "") {
   const rig = await SshRig.start({ sshdLines: (dir) => [`ForceCommand . ${dir}/force.sh`] });
   await Deno.writeTextFile(`${rig.dir}/force.sh`, startup + PLAIN, { mode: 0o644 });
   await Deno.chmod(`${rig.dir}/force.sh`, 0o644);
-  const spawner = new SshSpawner((n) => Deno.env.get(n), () => {});
-  const master = new SshMaster({
-    host: { name: "m1", destination: "m1", socket: { kind: "default" } },
-    configFile: rig.config,
-    controlPath: `${rig.controlDir}/m1`,
-  }, spawner);
-  const processes = new RemoteProcesses(master, spawner);
+  const { master, processes } = sshHost(rig, "m1");
   const socket: SocketSpec = { kind: "path", path: rig.machines[0].socket };
   return {
     rig,
     processes,
     socket,
-    tmux: async (commands: readonly TmuxCommand[], stdin?: string) => {
-      const out = await processes.collect(
-        chainArgs(socket, commands),
-        stdin,
-        AbortSignal.timeout(30_000),
-      );
-      assert(out, "answered");
-      assertEquals(out.success, true, decoder.decode(out.stderr));
-      return decoder.decode(out.stdout);
-    },
+    tmux: (commands: readonly TmuxCommand[], stdin?: string) =>
+      remoteTmux(processes, socket, commands, stdin),
     async [Symbol.asyncDispose]() {
       await master.close();
       await rig.close();
@@ -80,13 +65,6 @@ async function remoteClients(rig: SshRig, server: number): Promise<string[]> {
     /^\d+ tmux /.test(line) && line.includes(rig.machines[0].socket) &&
     Number(line.split(" ")[0]) !== server
   );
-}
-
-/** Whether `pid` still runs on this machine (a zombie does not). */
-async function running(pid: number): Promise<boolean> {
-  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
-  const stat = decoder.decode(out.stdout).trim();
-  return stat !== "" && !stat.startsWith("Z");
 }
 
 Deno.test({
@@ -246,60 +224,49 @@ Deno.test({
   name: name("remote procs: after SIGKILL of tmux-mcp its remote clients and ssh end"),
   ignore: missing !== undefined,
   fn: async () => {
-    await using rig = await SshRig.start();
-    const local = await TmuxFixture.start({ session: "here" });
-    await rig.tmux(0, "-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24");
-    const server = await connectStdio(
-      ["--socket-path", local.socket, ...rig.sshArgs([0]), "--toolsets", "inspect,manage,execute"],
-      {},
-      undefined,
-      undefined,
-      "start:ssh",
+    await using env = await remoteStack({
+      hosts: [0],
+      args: ["--toolsets", "inspect,manage,execute"],
+    });
+    const { rig, server } = env;
+    const { client } = server;
+    const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "m1:%0" });
+    const pending = [
+      client.callTool({
+        name: "wait_for_channel",
+        arguments: { host: "m1", channel: "never", timeoutMs: 60_000 },
+      }),
+      client.callTool({
+        name: "wait_for_text",
+        arguments: { paneId: "m1:%0", patterns: ["never"], cursor, timeoutMs: 60_000 },
+      }),
+    ].map((p) => p.catch(() => undefined));
+    const remote = async () =>
+      (await rig.ours(true)).filter((line) => /^\s*\d+\s+tmux /.test(line));
+    assert(
+      await eventually(async () => {
+        const lines = await remote();
+        return lines.some((l) => l.includes("wait-for")) && lines.some((l) => l.includes("-C"));
+      }),
+      (await rig.ours(true)).join("\n"),
     );
-    try {
-      const { client } = server;
-      const { cursor } = await ok<{ cursor: string }>(client, "capture_since", { paneId: "m1:%0" });
-      const pending = [
-        client.callTool({
-          name: "wait_for_channel",
-          arguments: { host: "m1", channel: "never", timeoutMs: 60_000 },
-        }),
-        client.callTool({
-          name: "wait_for_text",
-          arguments: { paneId: "m1:%0", patterns: ["never"], cursor, timeoutMs: 60_000 },
-        }),
-      ].map((p) => p.catch(() => undefined));
-      const remote = async () =>
-        (await rig.ours(true)).filter((line) => /^\s*\d+\s+tmux /.test(line));
-      assert(
-        await eventually(async () => {
-          const lines = await remote();
-          return lines.some((l) => l.includes("wait-for")) && lines.some((l) => l.includes("-C"));
-        }),
-        (await rig.ours(true)).join("\n"),
-      );
-      const killed = performance.now();
-      Deno.kill(server.pid!, "SIGKILL");
-      // Every remote client and every ssh client ends; the master alone stays, for its persist.
-      const clientsGone = await eventually(async () =>
-        (await remote()).length === 0 &&
-        (await rig.ours()).every((line) => line.includes("ControlMaster=yes")), 60_000);
-      const clientsAfter = performance.now() - killed;
-      assert(clientsGone, (await rig.ours(true)).join("\n"));
-      // ControlPersist (30 s) counts from there.
-      const masterGone = await eventually(async () => (await rig.ours()).length === 0, 120_000);
-      const masterAfter = performance.now() - killed;
-      assert(masterGone, (await rig.ours()).join("\n"));
-      console.log(
-        `after SIGKILL: remote clients and ssh clients gone in ${clientsAfter.toFixed(0)} ms, ` +
-          `the master in ${(masterAfter / 1000).toFixed(1)} s`,
-      );
-      assertEquals(await rig.tmux(0, "list-clients"), "");
-      await Promise.all(pending);
-    } finally {
-      await server.close().catch(() => {});
-      await local.tmux("kill-server").catch(() => {});
-      await rig.close();
-    }
+    const killed = performance.now();
+    Deno.kill(server.pid!, "SIGKILL");
+    // Every remote client and every ssh client ends; the master alone stays, for its persist.
+    const clientsGone = await eventually(async () =>
+      (await remote()).length === 0 &&
+      (await rig.ours()).every((line) => line.includes("ControlMaster=yes")), 60_000);
+    const clientsAfter = performance.now() - killed;
+    assert(clientsGone, (await rig.ours(true)).join("\n"));
+    // ControlPersist (30 s) counts from there.
+    const masterGone = await eventually(async () => (await rig.ours()).length === 0, 120_000);
+    const masterAfter = performance.now() - killed;
+    assert(masterGone, (await rig.ours()).join("\n"));
+    console.log(
+      `after SIGKILL: remote clients and ssh clients gone in ${clientsAfter.toFixed(0)} ms, ` +
+        `the master in ${(masterAfter / 1000).toFixed(1)} s`,
+    );
+    assertEquals(await rig.tmux(0, "list-clients"), "");
+    await Promise.all(pending);
   },
 });

@@ -6,8 +6,9 @@
  */
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { call, type Connected, connectStdio, fails, ok, runMain } from "../../support/client.ts";
-import { eventually, TmuxFixture } from "../../support/fixture.ts";
-import { sshdMissing, SshRig } from "../../support/sshd.ts";
+import { eventually } from "../../support/fixture.ts";
+import { sshdMissing, type SshRig } from "../../support/sshd.ts";
+import { remoteStack } from "../../support/remote.ts";
 
 const missing = await sshdMissing();
 const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
@@ -23,30 +24,15 @@ interface Pane {
  * The rig, a local server, remote servers with a session each, and our server on all three (and
  * what `extra` adds).
  */
-async function setUp(extra: string[] | ((rig: SshRig) => string[]) = []) {
-  const rig = await SshRig.start();
-  const local = await TmuxFixture.start({ session: "here" });
-  await rig.tmux(0, "-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24");
-  await rig.tmux(1, "-f", "/dev/null", "new-session", "-d", "-s", "other", "-x", "80", "-y", "24");
-  const args = [
-    "--socket-path",
-    local.socket,
-    ...rig.sshArgs(),
-    "--toolsets",
-    "inspect,manage,execute,teardown",
-    ...(typeof extra === "function" ? extra(rig) : extra),
-  ];
-  const server = await connectStdio(args, {}, undefined, undefined, "start:ssh");
-  return {
-    rig,
-    local,
-    server,
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await local.tmux("kill-server").catch(() => {});
-      await rig.close();
-    },
-  };
+function setUp(extra: string[] | ((rig: SshRig) => string[]) = []) {
+  return remoteStack({
+    sessions: [[0, "work"], [1, "other"]],
+    args: (rig) => [
+      "--toolsets",
+      "inspect,manage,execute,teardown",
+      ...(typeof extra === "function" ? extra(rig) : extra),
+    ],
+  });
 }
 
 async function panes(server: Connected, args: Record<string, unknown> = {}) {

@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { eventually } from "../../support/fixture.ts";
+import { running } from "../../support/processes.ts";
 import { remoteWord } from "../../../src/tmux/ssh/quote.ts";
 import {
   CONFIRM_SCRIPT,
@@ -29,13 +30,6 @@ for (const shell of ["sh", "dash", "bash", "busybox"]) {
   } catch {
     // not installed
   }
-}
-
-/** Whether `pid` still runs (a zombie does not). */
-async function running(pid: number): Promise<boolean> {
-  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
-  const stat = decoder.decode(out.stdout).trim();
-  return stat !== "" && !stat.startsWith("Z");
 }
 
 /**

@@ -7,42 +7,28 @@
 import { assert, assertEquals, assertRejects } from "../../support/assert.ts";
 import { eventually } from "../../support/fixture.ts";
 import { silentListener, sshdMissing, SshRig } from "../../support/sshd.ts";
+import { remoteTmux, sshHost } from "../../support/remote.ts";
 import { chainArgs, controlArgs, type TmuxCommand } from "../../../src/tmux/core/argv.ts";
-import { SshError, SshMaster } from "../../../src/tmux/ssh/master.ts";
-import { RemoteProcesses } from "../../../src/tmux/ssh/remote_processes.ts";
-import { SshSpawner } from "../../../src/tmux/ssh/spawn.ts";
+import { SshError } from "../../../src/tmux/ssh/master.ts";
+import type { RemoteProcesses } from "../../../src/tmux/ssh/remote_processes.ts";
 import type { SocketSpec } from "../../../src/tmux/core/argv.ts";
 
 const missing = await sshdMissing();
 const name = (title: string) => missing ? `${title} (skipped: ${missing})` : title;
 const decoder = new TextDecoder();
 
-/** A host of the rig: its master and remote tmux. */
+/** A host of the rig: its master and remote tmux (first contact bounded at 5 s). */
 function host(rig: SshRig, alias: string, connectTimeoutSec = 5) {
-  const spawner = new SshSpawner((n) => Deno.env.get(n), () => {});
-  const master = new SshMaster({
-    host: { name: alias, destination: alias, socket: { kind: "default" } },
-    configFile: rig.config,
-    controlPath: `${rig.controlDir}/${alias}`,
-    connectTimeoutSec,
-  }, spawner);
-  return { master, processes: new RemoteProcesses(master, spawner) };
+  return sshHost(rig, alias, connectTimeoutSec);
 }
 
-/** Run a chain remotely and return stdout; a tmux failure throws with its stderr. */
-async function tmux(
+/** Run a chain remotely and return stdout; a tmux failure fails the test. */
+function tmux(
   processes: RemoteProcesses,
   socket: SocketSpec,
   commands: readonly TmuxCommand[],
 ): Promise<string> {
-  const out = await processes.collect(
-    chainArgs(socket, commands),
-    undefined,
-    AbortSignal.timeout(30_000),
-  );
-  assert(out, "answered");
-  assertEquals(out.success, true, decoder.decode(out.stderr));
-  return decoder.decode(out.stdout);
+  return remoteTmux(processes, socket, commands);
 }
 
 /** Whether a `tmux wait-for` runs on a socket of the rig's. */

@@ -6,12 +6,12 @@
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
 import {
-  cleanEnv,
   eventually,
   FIXTURE_PREFIX,
   nestedClient,
   removeAndCheck,
   TmuxFixture,
+  tmuxOn,
 } from "../../support/fixture.ts";
 import { CONFIG_VARIABLES } from "../../../src/tmux/execute/server_scrub.ts";
 
@@ -46,16 +46,8 @@ class EmptySocket {
   }
 
   /** Run tmux against this socket; rejects when tmux fails (e.g. no server). */
-  async tmux(...args: string[]): Promise<string> {
-    const out = await new Deno.Command("tmux", {
-      args: ["-u", "-S", this.socket, ...args],
-      clearEnv: true,
-      env: cleanEnv(),
-      stdin: "null",
-    }).output();
-    const dec = new TextDecoder();
-    if (!out.success) throw new Error(dec.decode(out.stderr).trim());
-    return dec.decode(out.stdout);
+  tmux(...args: string[]): Promise<string> {
+    return tmuxOn(this.socket, ...args);
   }
 
   async running(): Promise<boolean> {
@@ -446,16 +438,7 @@ Deno.test("respawn_pane: a dead pane restarts with a new generation; the own pan
   await using fx = await TmuxFixture.start({ session: "main" });
   await fx.tmux("set-option", "-g", "remain-on-exit", "on");
   const watched = await fx.display("=main:", "#{pane_id}");
-  const dead = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-t",
-    "=main:",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "sh -c 'exit 3'",
-  )).trim();
+  const dead = await fx.newWindow("sh -c 'exit 3'", "=main:");
   const own = (await fx.tmux("new-window", "-d", "-t", "=main:", "-P", "-F", "#{pane_id}"))
     .trim();
   assert(await eventually(async () => await fx.display(dead, "#{pane_dead}") === "1"), "dead");

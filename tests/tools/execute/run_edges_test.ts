@@ -45,8 +45,7 @@ function server(): Promise<TmuxFixture> {
 async function bashPane(fx: TmuxFixture): Promise<string> {
   const command = `env -i PATH=${PANE_PATH} HOME=${fx.dir} TERM=screen ` +
     `PS1='$ ' bash --norc --noprofile`;
-  const paneId =
-    (await fx.tmux("new-window", "-d", "-t", "=run:", "-P", "-F", "#{pane_id}", command)).trim();
+  const paneId = await fx.newWindow(command, "=run:");
   assert(await eventually(async () => (await screen(fx, paneId)).includes("$")), "bash's prompt");
   return paneId;
 }

@@ -14,16 +14,7 @@ interface Row {
 
 Deno.test("list_panes: a window linked into a session a control-mode person watches is attended", async () => {
   await using fx = await TmuxFixture.start({ session: "one" });
-  const linked = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-t",
-    "=one:",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "sleep 100000",
-  )).trim();
+  const linked = await fx.newWindow("sleep 100000", "=one:");
   await fx.tmux("new-session", "-d", "-s", "two", "sleep 100000");
   await fx.tmux("link-window", "-d", "-s", `=one:1`, "-t", "=two:5");
   const { client, close } = await connectInProcess(["-S", fx.socket]);

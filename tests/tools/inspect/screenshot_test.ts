@@ -104,18 +104,7 @@ async function shoot(
 
 /** A window running `script` in sh, once `ready` shows in its capture; its pane id. */
 async function paneRunning(fx: TmuxFixture, script: string, ready: string): Promise<string> {
-  const paneId = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "-t",
-    "=main:",
-    "sh",
-    "-c",
-    `${script}; exec sleep 100000`,
-  )).trim();
+  const paneId = await fx.newWindow(["sh", "-c", `${script}; exec sleep 100000`], "=main:");
   const shown = await eventually(async () =>
     (await fx.tmux("capture-pane", "-p", "-t", paneId)).includes(ready)
   );

@@ -51,14 +51,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     await using fx = await TmuxFixture.start();
-    const paneId = (await fx.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "printf '\\033[1;32mGREEN\\033[0m plain\\n'; exec cat",
-    )).trim();
+    const paneId = await fx.newWindow("printf '\\033[1;32mGREEN\\033[0m plain\\n'; exec cat");
     const hostClient = new Client({ name: "render-test-host", version: "1" }, {
       capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [VIEW_MIME_TYPE] } } },
     });
@@ -147,14 +140,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     await using fx = await TmuxFixture.start();
-    const paneId = (await fx.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "printf 'press enter\\n'; read x; exit 3",
-    )).trim();
+    const paneId = await fx.newWindow("printf 'press enter\\n'; read x; exit 3");
     await fx.tmux("set-option", "-p", "-t", paneId, "remain-on-exit", "on");
     const hostClient = new Client({ name: "render-test-host", version: "1" }, {
       capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [VIEW_MIME_TYPE] } } },

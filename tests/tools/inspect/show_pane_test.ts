@@ -27,7 +27,7 @@ type Listed = { name: string; _meta?: Record<string, unknown> };
 const GREEN = "printf '\\033[1;32mGREEN\\033[0m plain\\n'; exec sleep 100000";
 
 async function window(fx: TmuxFixture, command: string): Promise<string> {
-  return (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", command)).trim();
+  return await fx.newWindow(command);
 }
 
 Deno.test("tools/list: show_pane names its view; pane_view_frame is listed only to a client that renders views", async () => {
