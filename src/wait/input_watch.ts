@@ -2,7 +2,7 @@
  * The hooks of a wait after input beside its pattern (docs/design.md §7.10 rules 3 and 4): quiet
  * (output stopped for `quietMs`, the timer started only by output beyond the input's line) and
  * program change (the pane's foreground program, read every {@link POLL_MS}, differs from the one
- * at the mark). The live and the polled wait after input share them.
+ * at the mark, on two looks in a row). The live and the polled wait after input share them.
  */
 import { paneFate } from "../tmux/read/queries.ts";
 import type { InspectContext } from "../tool_types.ts";
@@ -16,11 +16,21 @@ export type InputVerdict =
   | { outcome: "program_changed"; currentCommand: string }
   | { outcome: PaneGone };
 
+/**
+ * How soon a changed program is read again before the wait believes it. tmux names a pane's
+ * program from the foreground process's command line, and while a shell's child is between fork
+ * and exec that can read as nothing, which tmux answers with the first word of the pane's start
+ * command (seen: `env` for a pane started as `env -i … bash`). A program seen twice in a row is one.
+ */
+const CONFIRM_MS = 50;
+
 /** The quiet and program-change hooks of one wait after input. */
 export class InputWatch {
   readonly #quiet: QuietTimer | undefined;
   /** When the pane's program is read next (Infinity: never, no programChange). */
   #nextLook: number;
+  /** A changed program seen once, waiting for the look that confirms it. */
+  #candidate: string | undefined;
 
   constructor(
     private readonly ctx: InspectContext,
@@ -57,8 +67,12 @@ export class InputWatch {
     );
     if (fate !== "alive") return { outcome: fate };
     if (currentCommand !== undefined && currentCommand !== command) {
-      return { outcome: "program_changed", currentCommand };
+      if (currentCommand === this.#candidate) return { outcome: "program_changed", currentCommand };
+      this.#candidate = currentCommand;
+      this.#nextLook = Date.now() + CONFIRM_MS;
+      return undefined;
     }
+    this.#candidate = undefined;
     this.#nextLook = Date.now() + POLL_MS;
     return undefined;
   }
