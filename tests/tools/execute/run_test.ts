@@ -398,7 +398,9 @@ Deno.test("run_shell_command: cancelling stops the wait, not the command, and fr
   try {
     const pane = await shellPane(fx, "bash");
     const done = `${fx.dir}/done.txt`;
-    // The command runs until the test lets it go: a busy machine cannot make it end early.
+    // The command runs until the test lets it go: a busy machine cannot make it end early. Its
+    // wait is a child `sh`, not a loop of the pane's bash: after a key press, bash back in the
+    // foreground ends a busy mark (§6.12), and a busy machine showed it between two sleeps.
     const go = `${fx.dir}/go`;
     const controller = new AbortController();
     const progress: { progress: number; message?: string }[] = [];
@@ -407,7 +409,8 @@ Deno.test("run_shell_command: cancelling stops the wait, not the command, and fr
         name: "run_shell_command",
         arguments: {
           paneId: pane,
-          command: `echo first; until [ -e ${go} ]; do sleep 0.05; done; echo done > ${done}`,
+          command: `echo first; sh -c 'until [ -e ${go} ]; do sleep 0.05; done'; ` +
+            `echo done > ${done}`,
         },
       },
       undefined,
