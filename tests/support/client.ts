@@ -13,7 +13,8 @@ import { parseConfig } from "../../src/config.ts";
 import { createMcpSession, createTmuxMcpServer, type TmuxMcpServer } from "../../src/server.ts";
 import { TmuxHost } from "../../src/host.ts";
 import type { LiveOptions } from "../../src/tmux/live/options.ts";
-import { cleanEnv } from "./fixture.ts";
+import { assert } from "./assert.ts";
+import { cleanEnv, eventually } from "./fixture.ts";
 
 export type { CallToolResult };
 
@@ -230,4 +231,29 @@ export async function fails(
     ...(error as { code: string; message: string; effects: string; retryable: boolean }),
     text,
   };
+}
+
+/**
+ * Call a waiting tool whose matching is heavy and show that the server still answers meanwhile:
+ * once its first progress notification says it is under way, `list_sessions` is answered while
+ * the wait still runs (a loop held by the matching would send no progress, and answer only after
+ * the wait). Returns the wait's structured result and how many progress notifications came.
+ */
+export async function answeredWhileWaiting<T>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ result: T; notified: number }> {
+  let settled = false;
+  let notified = 0;
+  const heavy = client.callTool({ name, arguments: args }, undefined, {
+    onprogress: () => notified++,
+  }).finally(() => settled = true);
+  // Should an assertion below fail first, closing the client rejects it: not an uncaught error.
+  heavy.catch(() => {});
+  assert(await eventually(() => notified > 0 || settled, 20_000), `${name}: progress`);
+  await ok(client, "list_sessions");
+  assert(!settled, `list_sessions answered while ${name} was still matching`);
+  const result = (await heavy as unknown as { structuredContent: T }).structuredContent;
+  return { result, notified };
 }

@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectInProcess, fails, ok } from "../../support/client.ts";
+import { answeredWhileWaiting, connectInProcess, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
 import { echoLines, isEcho } from "../../../src/live/echo.ts";
 
@@ -348,30 +348,13 @@ Deno.test("waitFor: matching a heavy burst hands the event loop turns; another c
     scrollbackRows: 5000,
   });
   try {
-    let settled = false;
-    let notified = 0;
-    const heavy = client.callTool(
-      {
-        name: "send_keys",
-        arguments: {
-          paneId: "%0",
-          // 2,000 rows of 190 x's, matched against a pattern that never matches them.
-          keys: 'seq -f "%0190g" 1 2000 | tr 0-9 x',
-          // `\B` keeps RE2 off its DFA: 10-20 ms of NFA per row, far more than the wait's 6 s.
-          waitFor: { pattern: "\\B(x{1,20}){1,20}y", regex: true, timeoutMs: 6000 },
-        },
-      },
-      undefined,
-      { onprogress: () => notified++ },
-    ).finally(() => settled = true);
-    // Should an assertion below fail first, closing the client rejects it: not an uncaught error.
-    heavy.catch(() => {});
-    // Progress comes only while the matching yields: a loop held by it would send none until
-    // the wait ended, and answer list_sessions only after it.
-    assert(await eventually(() => notified > 0 || settled, 20_000), "progress while matching");
-    await ok(client, "list_sessions");
-    assert(!settled, "list_sessions answered while the wait was still matching");
-    const result = (await heavy as unknown as { structuredContent: Waited }).structuredContent;
+    const { result, notified } = await answeredWhileWaiting<Waited>(client, "send_keys", {
+      paneId: "%0",
+      // 2,000 rows of 190 x's, matched against a pattern that never matches them.
+      keys: 'seq -f "%0190g" 1 2000 | tr 0-9 x',
+      // `\B` keeps RE2 off its DFA: 10-20 ms of NFA per row, far more than the wait's 6 s.
+      waitFor: { pattern: "\\B(x{1,20}){1,20}y", regex: true, timeoutMs: 6000 },
+    });
     // The deadline is checked before each row, not only after the burst.
     assertEquals([result.outcome, result.timeoutMs], ["timeout", 6000]);
     assert(notified >= 3, `${notified} progress notifications during a 6 s wait`);

@@ -1,7 +1,13 @@
 /** wait_for_text and capture_since's quietMs, against real tmux through a real MCP client. */
 import { assert, assertEquals } from "../../support/assert.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
+import {
+  answeredWhileWaiting,
+  connectInProcess,
+  connectStdio,
+  fails,
+  ok,
+} from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";
 
 interface Waited {
@@ -475,33 +481,16 @@ Deno.test("wait_for_text: a heavy regex is refused or answered within its time, 
     const cursor = await cursorOf(client, "%0");
     await go();
     await shown(fx, "%0", "x".repeat(190));
-    let settled = false;
-    let notified = 0;
-    const heavy = client.callTool(
-      {
-        name: "wait_for_text",
-        arguments: {
-          paneId: "%0",
-          // `\B` keeps RE2 off its DFA, so every row goes through the NFA; ~850 instructions.
-          patterns: ["\\B(x{1,20}){1,20}y"],
-          regex: true,
-          cursor,
-          timeoutMs: 6000,
-          maxLines: 5000,
-          maxBytes: 262_144,
-        },
-      },
-      undefined,
-      { onprogress: () => notified++ },
-    ).finally(() => settled = true);
-    // Should an assertion below fail first, closing the client rejects it: not an uncaught error.
-    heavy.catch(() => {});
-    // Ask while it matches: once its first progress notification says it is under way. A
-    // server stalled by the matching would send none, and answer only after the wait.
-    assert(await eventually(() => notified > 0 || settled, 20_000), "the wait's progress");
-    await ok(client, "list_sessions");
-    assert(!settled, "list_sessions answered while the wait was still matching");
-    const result = (await heavy as unknown as { structuredContent: Waited }).structuredContent;
+    const { result } = await answeredWhileWaiting<Waited>(client, "wait_for_text", {
+      paneId: "%0",
+      // `\B` keeps RE2 off its DFA, so every row goes through the NFA; ~850 instructions.
+      patterns: ["\\B(x{1,20}){1,20}y"],
+      regex: true,
+      cursor,
+      timeoutMs: 6000,
+      maxLines: 5000,
+      maxBytes: 262_144,
+    });
     assertEquals(result.outcome, "timeout");
     // Cut inside its rows: the cursor resumes below the last row matched, so none is skipped.
     const rows = (r: { text: string; truncatedLines: number }) =>
