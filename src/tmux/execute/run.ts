@@ -69,7 +69,7 @@ interface Launched {
 }
 
 /**
- * Check the pane (its process, a POSIX shell in the foreground), follow its
+ * Check the pane (its process, its own shell in the foreground), follow its
  * stream, mark it busy and type the line. Call it with the pane held in the input queue, right
  * after the input preflight, with what that listing showed. Refusals: `target_denied`,
  * `stale_target`, `unsupported`.
