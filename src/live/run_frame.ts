@@ -29,9 +29,10 @@ export function frameNonce(): string {
 }
 
 /**
- * The two `printf` formats a POSIX shell runs around the command: `start` takes no argument,
- * `exit` takes `"$?"`. Only the escape notation (`\033`, `\007`) is in the text, so a shell that
- * traces its commands (`set -x`) shows it as text, never as a frame.
+ * The two `printf` formats the shell runs around the command: `start` takes no argument, `exit`
+ * takes `"$?"` (fish: `$status`). Only the escape notation (`\033`, `\007`) is in the text, and
+ * neither holds `'` or `\\`, so it reads the same in POSIX and fish single quotes, and a shell that
+ * traces its commands (`set -x`, `fish_trace`) shows it as text, never as a frame.
  *
  * After the start frame, `\r` and erase-to-end-of-line empty the row the output starts on: dash
  * reads lines through the terminal's own echo, which shows a line typed ahead before the prompt

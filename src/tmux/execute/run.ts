@@ -4,25 +4,23 @@
  *
  * Staging, in one tmux invocation: the command, wrapped in a short script, is loaded from stdin
  * into a private buffer; `C-u` empties the shell's input line; one short line is typed —
- * ` eval "$(tmux -S '<socket>' save-buffer -b tmux-mcp-<nonce> -)"` — and Enter pressed. The
- * pane's shell reads the script back through tmux itself (the same server: `#{socket_path}`,
- * whatever `-L`/`-S` chose) and evaluates it: it deletes the buffer, prints the start frame, runs
- * the command with `eval` and stdin from /dev/null, and prints the end frame with `$?`
- * (src/live/run_frame.ts). The leading space keeps the line out of the history of shells that honour
- * it (bash `HISTCONTROL=ignorespace`, zsh `HIST_IGNORE_SPACE`); the command itself is never typed,
- * so it is never in any shell's history.
+ * ` eval "$(tmux -S '<socket>' save-buffer -b tmux-mcp-<nonce> -)"`, or fish's own spelling
+ * (src/tmux/execute/run_script.ts) — and Enter pressed. The pane's shell reads the script back
+ * through tmux itself (the same server: `#{socket_path}`, whatever `-L`/`-S` chose) and evaluates
+ * it: it deletes the buffer, prints the start frame, runs the command with `eval` and stdin from
+ * /dev/null, and prints the end frame with `$?` (fish: `$status`; src/live/run_frame.ts).
  *
- * Facts (checked on tmux 3.3a with bash 5.2, dash 0.5.12 and zsh 5.9):
+ * Facts (checked on tmux 3.3a with bash 5.2, dash 0.5.12, zsh 5.9 and fish 3.6):
  * - `pane_current_command` names the foreground process group's program without a login shell's
  *   `-` (`-bash` reads `bash`), and it is the shell itself while the shell runs a builtin.
  * - Unknown OSC numbers reach control clients in `%output` unchanged and are dropped by tmux's
  *   own parser: no capture and no client ever shows them.
- * - `printf '\033]…\007'` prints the escape in all three shells; `command eval '…' </dev/null`
- *   (zsh: `eval` in a try-block) runs builtins (`cd`, assignments, `exit`) in the shell itself, so
- *   its state is used and kept (see {@link runScript} for why `command`).
+ * - `printf '\033]…\007'` prints the escape in all four shells; `command eval '…' </dev/null`
+ *   (zsh: `eval` in a try-block; fish: `eval`) runs builtins (`cd`, assignments, `exit`) in the
+ *   shell itself, so its state is used and kept (see runScript for why `command`).
  */
 import { ToolError } from "../../errors.ts";
-import { FramedRun, frameFormats, replaced } from "../../live/run_frame.ts";
+import { FramedRun, replaced } from "../../live/run_frame.ts";
 import { formatCursor } from "../../live/cursor.ts";
 import { markOf } from "../../live/row_changes.ts";
 import type { PaneStream } from "../../live/stream.ts";
@@ -33,12 +31,13 @@ import type { LiveEngine } from "../live/engine.ts";
 import { NoRoom } from "../live/endings.ts";
 import { checkOwnShell, launchFacts } from "./run_pane.ts";
 import { execPrograms } from "./shell_words.ts";
+import { runScript, typedLine } from "./run_script.ts";
 import { type PaneFate, paneFate } from "../read/queries.ts";
 import { checkGeneration } from "../read/generation.ts";
 import { paneArg } from "../core/ids.ts";
 import { settlesWithin } from "../../base/timing.ts";
 
-export { POSIX_SHELLS } from "./run_pane.ts";
+export { POSIX_SHELLS, RUN_SHELLS } from "./run_pane.ts";
 
 /** How long a command's shell gets to print the start frame after the deadline, before giving up. */
 const START_GRACE_MS = 2_000;
@@ -51,46 +50,6 @@ const PROGRESS_MS = 500;
  * start frame (it deletes our buffer first): a shell that never reads the line frees it then.
  */
 const SHELL_DELETE_HOLD_MS = 5_000;
-
-/** A value as one POSIX shell word: single quotes, each `'` written as `'\''`. */
-function shellWord(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** The one line typed into the pane: it makes the shell read the script from the buffer. */
-function typedLine(socketPath: string, buffer: string): string {
-  return ` eval "$(tmux -S ${shellWord(socketPath)} save-buffer -b ${buffer} -)"`;
-}
-
-/**
- * The script the shell evaluates: delete the buffer (before the command runs, so the command
- * cannot read the nonce from it), the start frame, the command — any text a shell accepts, as one
- * quoted `eval` argument, with a final newline so a trailing `\` or heredoc ends there — and the
- * end frame with the command's status.
- *
- * An interactive POSIX shell aborts the whole line, end frame included, when a special builtin
- * fails (dash: a syntax error in `eval`, `${x?}`, a redirection error on `:`), so `eval` runs
- * under `command`, which takes those properties away (checked in bash, bash --posix and dash).
- * zsh's `command` runs only external programs; there a try-block's `always` list prints the end
- * frame whatever ended the command, an error or C-c included.
- */
-function runScript(
-  shell: string,
-  socketPath: string,
-  buffer: string,
-  nonce: string,
-  command: string,
-): string {
-  const frames = frameFormats(nonce);
-  const evaluate = `eval ${shellWord(`${command}\n`)} </dev/null`;
-  const end = `printf '${frames.exit}' "$?"`;
-  return [
-    `tmux -S ${shellWord(socketPath)} delete-buffer -b ${buffer} 2>/dev/null`,
-    `printf '${frames.start}'`,
-    ...(shell === "zsh" ? ["{", evaluate, "} always {", end, "}"] : [`command ${evaluate}`, end]),
-    "",
-  ].join("\n");
-}
 
 /** What a run is asked to do, and the pane as the input preflight just listed it. */
 interface RunRequest {
@@ -110,7 +69,7 @@ interface Launched {
 }
 
 /**
- * Check the pane (its process, a POSIX shell in the foreground), follow its
+ * Check the pane (its process, its own shell in the foreground), follow its
  * stream, mark it busy and type the line. Call it with the pane held in the input queue, right
  * after the input preflight, with what that listing showed. Refusals: `target_denied`,
  * `stale_target`, `unsupported`.
@@ -158,7 +117,7 @@ export async function launchRun(
     await ctx.runner.run([
       ["load-buffer", "-b", buffer, "-"],
       ["send-keys", "-t", paneArg(paneId), "C-u"],
-      ["send-keys", "-l", "-t", paneArg(paneId), "--", typedLine(socket, buffer)],
+      ["send-keys", "-l", "-t", paneArg(paneId), "--", typedLine(shell, socket, buffer)],
       ["send-keys", "-t", paneArg(paneId), "Enter"],
     ], {
       effects: "possible",

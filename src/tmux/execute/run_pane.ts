@@ -1,7 +1,7 @@
 /**
  * What run_shell_command checks of a pane before it types (docs/design.md §7.9): that the
- * foreground program is, by name, the pane's own POSIX shell, and the socket the pane's shell
- * reaches this tmux server by.
+ * foreground program is, by name, the pane's own shell (a POSIX shell or fish), and the socket the
+ * pane's shell reaches this tmux server by.
  */
 import { preview, ToolError } from "../../errors.ts";
 import type { TmuxReadContext } from "../core/context.ts";
@@ -9,7 +9,7 @@ import { parseRows, rowFormat, separators } from "../core/format.ts";
 import { paneShell } from "./shell_words.ts";
 import { paneArg } from "../core/ids.ts";
 
-/** Foreground programs run_shell_command types into: POSIX-family shells. */
+/** The POSIX-family shells run_shell_command types into (fish is the other: {@link RUN_SHELLS}). */
 export const POSIX_SHELLS: ReadonlySet<string> = new Set([
   "sh",
   "bash",
@@ -19,6 +19,12 @@ export const POSIX_SHELLS: ReadonlySet<string> = new Set([
   "mksh",
   "ash",
 ]);
+
+/**
+ * Foreground programs run_shell_command types into: the POSIX shells and fish (3.1 or later, whose
+ * `string collect` reads the script back; src/tmux/execute/run_script.ts).
+ */
+export const RUN_SHELLS: ReadonlySet<string> = new Set([...POSIX_SHELLS, "fish"]);
 
 /** What launching reads of the pane: its program, its own shell, and the server's socket. */
 const LAUNCH_FACTS = rowFormat("L", {
@@ -64,7 +70,7 @@ export async function launchFacts(
   const own = socket.kind === "path" && socket.path.startsWith("/") ? socket.path : undefined;
   return {
     currentCommand: row.currentCommand,
-    ownShell: paneShell(row.startCommand, row.defaultShell, POSIX_SHELLS),
+    ownShell: paneShell(row.startCommand, row.defaultShell, RUN_SHELLS),
     startCommand: row.startCommand,
     socketPath: own ?? row.socketPath,
   };
@@ -78,18 +84,18 @@ export async function launchFacts(
 export function checkOwnShell(paneId: string, facts: LaunchFacts): void {
   const hint = "force does not change this. Wait for the program to end (capture_since with " +
     'waitMs), interrupt it with send_keys {keys: "C-c", enter: false}, or pick a pane whose ' +
-    "shell is idle; to answer a prompt or drive a REPL, an editor or another shell (fish…) use " +
+    "shell is idle; to answer a prompt or drive a REPL, an editor or another shell (nushell…) use " +
     "send_keys or paste_text.";
   const running = preview(facts.currentCommand, 32);
-  if (!POSIX_SHELLS.has(facts.currentCommand)) {
+  if (!RUN_SHELLS.has(facts.currentCommand)) {
     throw new ToolError(
       "target_denied",
-      `pane ${paneId} is running ${running}, not a POSIX shell: run_shell_command only types ` +
-        "into an idle sh, bash, dash, zsh, ksh, mksh or ash",
+      `pane ${paneId} is running ${running}, not a POSIX shell or fish: run_shell_command only ` +
+        "types into an idle sh, bash, dash, zsh, ksh, mksh, ash or fish",
       { hint },
     );
   }
-  if (facts.ownShell === undefined || !POSIX_SHELLS.has(facts.ownShell)) {
+  if (facts.ownShell === undefined || !RUN_SHELLS.has(facts.ownShell)) {
     throw new ToolError(
       "target_denied",
       `pane ${paneId} was started with ${preview(facts.startCommand, 60)}, which names no ` +

@@ -106,8 +106,22 @@ export function paneShell(
   return line.some((word) => /^\$\{?SHELL\}?$/.test(word)) ? fallback : program;
 }
 
-/** Words after which a command word begins. */
-const COMMAND_START = new Set([";", "then", "do", "else", "{", "!", "time"]);
+/**
+ * Words after which a command word begins, when they stand at a command's start themselves
+ * (fish's `begin`, `and`, `or` and `not` too); `;` always.
+ */
+const COMMAND_START = new Set([
+  "then",
+  "do",
+  "else",
+  "{",
+  "!",
+  "time",
+  "begin",
+  "and",
+  "or",
+  "not",
+]);
 
 /**
  * The programs a command replaces its shell with by `exec` at a command's start (`exec python3 -q
@@ -116,8 +130,11 @@ const COMMAND_START = new Set([";", "then", "do", "else", "{", "!", "time"]);
 export function execPrograms(command: string): Set<string> {
   const words = shellWords(command);
   const names = new Set<string>();
+  let atStart = true;
   words.forEach((word, i) => {
-    if (word !== "exec" || (i > 0 && !COMMAND_START.has(words[i - 1]))) return;
+    const here = atStart;
+    atStart = word === ";" || (here && COMMAND_START.has(word));
+    if (word !== "exec" || !here) return;
     const rest = words.slice(i, words.indexOf(";", i) < 0 ? undefined : words.indexOf(";", i));
     const name = programOf(rest);
     if (name) names.add(name);

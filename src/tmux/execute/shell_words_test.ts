@@ -4,7 +4,7 @@
  */
 import { assertEquals } from "../../../tests/support/assert.ts";
 import { execPrograms, paneShell, shellWords } from "./shell_words.ts";
-import { POSIX_SHELLS } from "./run.ts";
+import { RUN_SHELLS } from "./run.ts";
 
 Deno.test("shellWords: quotes and escapes join a word; unquoted separators come out as one ';'", () => {
   const table: Array<[string, string[]]> = [
@@ -44,9 +44,13 @@ Deno.test("paneShell: the program a start command leaves running, as tmux quotes
     ['"reattach-to-user-namespace -l zsh"', "/bin/bash", "zsh"],
     ['"./start-work.sh"', "/bin/bash", "start-work.sh"],
     ['"$EDITOR notes"', "/bin/bash", undefined],
+    ["", "/usr/bin/fish", "fish"],
+    ["fish -l", "/bin/bash", "fish"],
+    ['"env -i HOME=/tmp XDG_DATA_HOME=/tmp/d TERM=screen /usr/bin/fish"', "/bin/sh", "fish"],
+    ['"$SHELL -l"', "/usr/local/bin/fish", "fish"],
   ];
   for (const [start, shell, want] of table) {
-    assertEquals(paneShell(start, shell, POSIX_SHELLS), want, start);
+    assertEquals(paneShell(start, shell, RUN_SHELLS), want, start);
   }
 });
 
@@ -61,6 +65,11 @@ Deno.test("execPrograms: the programs a command replaces the shell with, at a co
     ["if true; then exec -a name zsh; fi", ["zsh"]],
     ["python3 train.py", []],
     ["exec env -i FOO=1 bash", ["bash"]],
+    // fish: a block opens with `begin`, a condition chains with `and`, `or`, `not`.
+    ["begin; exec python3; end", ["python3"]],
+    ["test -d /x; and exec zsh", ["zsh"]],
+    ["true; or exec bash; not exec dash", ["bash", "dash"]],
+    ["echo begin exec python3", []],
   ];
   for (const [command, want] of table) {
     assertEquals([...execPrograms(command)], want, command);

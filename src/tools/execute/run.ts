@@ -16,8 +16,8 @@ import {
   awaitRun,
   keepRun,
   launchRun,
-  POSIX_SHELLS,
   resumeRun,
+  RUN_SHELLS,
   type RunEnd,
 } from "../../tmux/execute/run.ts";
 import { defineTool } from "../../tool_types.ts";
@@ -44,13 +44,14 @@ export const runTools = [
       "Run one command in a pane's shell; get its exit status and only its own output, " +
       "in one call. The shell's directory and variables are used and kept; stdin is /dev/null " +
       "(for editors, REPLs or passwords use send_keys with waitFor). The pane must run its own " +
-      `idle POSIX shell (${[...POSIX_SHELLS].join(", ")}), not synchronized. On timeout the ` +
+      `idle shell (${[...RUN_SHELLS].join(", ")} 3.1+), not synchronized. On timeout the ` +
       "command goes on: pass the returned `runId` to wait_for_command, or send_keys C-c. " +
       `${GUARDED} ${ASK_TEXT}`,
     input: z.object({
       paneId: paneIdSchema,
       command: z.string().min(1).max(INPUT_MAX_BYTES).describe(
-        "The command, as you would type it at the shell's prompt (several lines allowed).",
+        "The command, as you would type it at the shell's prompt (several lines allowed; fish " +
+          "syntax in fish).",
       ),
       timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
         "How long to wait for the command to end. Default and maximum: the server's wait " +
