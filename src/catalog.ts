@@ -214,7 +214,7 @@ export function inputJsonSchema(
  * out of results, so they are optional here and say when they appear (src/lean.ts, §3.1).
  */
 export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  return leanJsonSchema(spec.name, jsonSchema(spec.output, "output", spec.remoteIds));
+  return leanJsonSchema(jsonSchema(spec.output, "output", spec.remoteIds), spec.keeps);
 }
 
 /** The advertised outputSchema: `{type: "object", anyOf: [success, error]}`. */

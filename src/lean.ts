@@ -6,8 +6,9 @@
  * schema, saying when they appear. One table drives both, so the data and its schema cannot drift.
  *
  * Only a result's top-level fields are looked at (rows of listings and the read batch's nested
- * results are each their own tool's business). Fields a seed contract requires are kept
- * ({@link KEPT}): capture_pane's bounding keys, the read batch's own accounting.
+ * results are each their own tool's business). The rules go by field name, each name meaning one
+ * thing across the tools; a tool keeps whatever its manifest entry lists in `keeps` (what a seed
+ * contract requires: capture_pane's bounding keys, the read batch's own accounting).
  */
 
 /** A result's full data, as a handler returned it. */
@@ -24,8 +25,6 @@ interface LeanRule {
    * news, which the advertised schema leaves out.
    */
   readonly when?: string;
-  /** The tools it applies to; every tool whose result has the key when absent. */
-  readonly tools?: readonly string[];
 }
 
 /** Nothing was cut (`truncated` is not true): the counts and limits say nothing. */
@@ -34,12 +33,12 @@ const isFalse = (value: unknown) => value === false;
 const isZero = (value: unknown) => value === 0;
 const CUT = "Present only when something was cut.";
 
-/** Rules for flags that carry news only when true, on `tools`. */
-function onlyTrue(keys: readonly string[], tools?: readonly string[]): LeanRule[] {
-  return keys.map((key) => ({ key, idle: isFalse, when: "Present (true) only then.", tools }));
+/** Rules for flags that carry news only when true. */
+function onlyTrue(...keys: string[]): LeanRule[] {
+  return keys.map((key) => ({ key, idle: isFalse, when: "Present (true) only then." }));
 }
 
-/** The lean rules; each reads the full data, never another rule's outcome. */
+/** The lean rules, one per field name; each reads the full data, never another rule's outcome. */
 export const LEAN_RULES: readonly LeanRule[] = [
   // Bounded text (docs/design.md §1.5): what was cut, and the limits that cut it.
   { key: "truncated", idle: isFalse, when: "Present (true) only when something was cut." },
@@ -55,7 +54,7 @@ export const LEAN_RULES: readonly LeanRule[] = [
     idle: (value, data) => Array.isArray(value) && value.length === 1 && value[0] === data.paneId,
     when: "Present only when more panes than paneId received it (synchronized panes).",
   },
-  { key: "sent", idle: (value) => value === true, tools: ["send_keys"] },
+  { key: "sent", idle: (value) => value === true },
   // Streams (docs/design.md §7).
   {
     key: "streaming",
@@ -95,51 +94,31 @@ export const LEAN_RULES: readonly LeanRule[] = [
     key,
     idle: (value) => value === null,
     when: "Present only when a line matched (matched or stopped).",
-    tools: ["wait_for_text"],
   })),
-  ...onlyTrue(["matchedAtEntry"], ["wait_for_text"]),
-  // Names withheld, a search's failures and limits, what a create or a kill took with it.
+  ...onlyTrue("matchedAtEntry"),
+  // Names withheld (the environment, tmux variables), search_panes's failures and limits (and
+  // capture_pane's clamp), what create_session started and what a kill took with it.
   {
     key: "withheld",
     idle: (value) => Array.isArray(value) && value.length === 0,
     when: "Present only when not empty.",
-    tools: ["get_tmux_variables", "show_environment"],
   },
-  { key: "panesFailed", idle: isZero, when: "Present only when not 0.", tools: ["search_panes"] },
-  ...onlyTrue(
-    ["paneLimitClamped", "lineLimitClamped", "byteLimitClamped", "timeLimitClamped"],
-    ["search_panes"],
-  ),
-  ...onlyTrue(["serverStarted"], ["create_session"]),
-  ...onlyTrue(
-    ["windowEnded", "sessionEnded", "serverExited"],
-    ["kill_pane", "kill_window", "kill_session"],
-  ),
+  { key: "panesFailed", idle: isZero, when: "Present only when not 0." },
+  ...onlyTrue("paneLimitClamped", "lineLimitClamped", "byteLimitClamped", "timeLimitClamped"),
+  ...onlyTrue("serverStarted", "windowEnded", "sessionEnded", "serverExited"),
 ];
 
-/**
- * Fields kept whatever their value, per tool: what a seed contract requires — capture_pane's
- * bounding keys (seed 004), the read batch's own accounting (seeds 000, 001).
- */
-export const KEPT: Readonly<Record<string, ReadonlySet<string>>> = {
-  capture_pane: new Set(["truncated", "lineLimit", "byteLimit", "encoding"]),
-  call_read_tools_batch: new Set(["truncated", "truncatedBytes"]),
-};
-
-/** The rules that apply to one tool's result. */
-function rulesFor(tool: string): LeanRule[] {
-  const kept = KEPT[tool];
-  return LEAN_RULES.filter((rule) =>
-    (rule.tools === undefined || rule.tools.includes(tool)) && !kept?.has(rule.key)
-  );
+/** The rules that apply to a result whose tool keeps `keeps` whatever their value. */
+function rulesFor(keeps: readonly string[]): readonly LeanRule[] {
+  return keeps.length === 0 ? LEAN_RULES : LEAN_RULES.filter((rule) => !keeps.includes(rule.key));
 }
 
 /**
  * `data` without the fields that say nothing, in its order; other keys (symbol keys too: content
  * blocks attached to the data) are kept as they are. Pure: `data` is not changed.
  */
-export function leanData<T extends Data>(tool: string, data: T): T {
-  const idle = rulesFor(tool).filter((rule) =>
+export function leanData<T extends Data>(data: T, keeps: readonly string[] = []): T {
+  const idle = rulesFor(keeps).filter((rule) =>
     Object.hasOwn(data, rule.key) && rule.idle(data[rule.key], data)
   );
   if (idle.length === 0) return data;
@@ -154,12 +133,12 @@ export function leanData<T extends Data>(tool: string, data: T): T {
  * Returns a new schema.
  */
 export function leanJsonSchema(
-  tool: string,
   schema: Record<string, unknown>,
+  keeps: readonly string[] = [],
 ): Record<string, unknown> {
   const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
   if (properties === undefined) return schema;
-  const rules = rulesFor(tool).filter((rule) => Object.hasOwn(properties, rule.key));
+  const rules = rulesFor(keeps).filter((rule) => Object.hasOwn(properties, rule.key));
   if (rules.length === 0) return schema;
   const props = { ...properties };
   for (const { key, when } of rules) {

@@ -1,6 +1,6 @@
 /** The lean rules (docs/design.md §3.1): what a result leaves out, what it keeps, and its schema. */
 import { assert, assertEquals } from "../tests/support/assert.ts";
-import { KEPT, LEAN_RULES, leanData, leanJsonSchema } from "./lean.ts";
+import { LEAN_RULES, leanData, leanJsonSchema } from "./lean.ts";
 
 /** A bounded text as textResult builds it, nothing cut. */
 const UNCUT = {
@@ -18,11 +18,15 @@ const WAITED = { elapsedMs: 51, timeoutMs: 30_000, timeoutClamped: false };
 const CLAMPED = { elapsedMs: 30_002, timeoutMs: 30_000, timeoutClamped: true };
 const CURSOR = "ltxc1.0123456789abcdef0123456789abcdef.7";
 
-/** [what, tool, full data, lean data]. */
-const CASES: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
+/** What capture_pane keeps (seed 004), and the read batch (seeds 000, 001). */
+const CAPTURE_KEEPS = ["truncated", "lineLimit", "byteLimit", "encoding"];
+const BATCH_KEEPS = ["truncated", "truncatedBytes"];
+
+/** [what, the fields the tool keeps, full data, lean data]. */
+const CASES: Array<[string, string[], Record<string, unknown>, Record<string, unknown>]> = [
   [
     "a quick run: only what happened",
-    "run_shell_command",
+    [],
     {
       paneId: "%1",
       resolvedPaneIds: ["%1"],
@@ -45,7 +49,7 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "a cut, clamped run keeps the counts, the limits and the timeout that applied",
-    "run_shell_command",
+    [],
     { paneId: "%1", outcome: "timeout", output: "x", ...CUT, runId: "r1", ...CLAMPED },
     {
       paneId: "%1",
@@ -63,7 +67,7 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "a first capture_since did not wait: no elapsedMs, no stream defaults",
-    "capture_since",
+    [],
     {
       text: "$",
       ...UNCUT,
@@ -91,7 +95,7 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "polled, on the alternate screen, missed rows, raced seed: all news",
-    "capture_since",
+    [],
     {
       text: "",
       ...UNCUT,
@@ -122,19 +126,19 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "send_keys: its constant `sent`, and receivers that are only the pane named",
-    "send_keys",
+    [],
     { paneId: "%2", resolvedPaneIds: ["%2"], sent: true },
     { paneId: "%2" },
   ],
   [
     "synchronized receivers are news",
-    "paste_text",
+    [],
     { paneId: "%2", resolvedPaneIds: ["%2", "%3"], bytes: 5 },
     { paneId: "%2", resolvedPaneIds: ["%2", "%3"], bytes: 5 },
   ],
   [
     "capture_pane keeps what seed 004 requires, not the zero counts",
-    "capture_pane",
+    CAPTURE_KEEPS,
     { text: "a", ...UNCUT, paneId: "%1", generation: "g", start: 0, end: 23 },
     {
       text: "a",
@@ -151,7 +155,7 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "the read batch keeps its own accounting (seeds 000, 001)",
-    "call_read_tools_batch",
+    BATCH_KEEPS,
     {
       results: [],
       succeeded: 0,
@@ -173,7 +177,7 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "wait_for_text on timeout: no match to report",
-    "wait_for_text",
+    [],
     {
       outcome: "timeout",
       matchedLine: null,
@@ -198,13 +202,13 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "wait_for_text matched at entry, at index 0",
-    "wait_for_text",
+    [],
     { outcome: "matched", matchedLine: "ok", patternIndex: 0, matchedAtEntry: true },
     { outcome: "matched", matchedLine: "ok", patternIndex: 0, matchedAtEntry: true },
   ],
   [
     "search_panes: no failure and no limit reached",
-    "search_panes",
+    [],
     {
       matches: [],
       panesSearched: 3,
@@ -219,7 +223,7 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
   ],
   [
     "a kill says what ended, not what did not",
-    "kill_pane",
+    [],
     {
       paneId: "%1",
       panesEnded: ["%1"],
@@ -230,29 +234,35 @@ const CASES: Array<[string, string, Record<string, unknown>, Record<string, unkn
     { paneId: "%1", panesEnded: ["%1"], windowEnded: true },
   ],
   [
-    "nothing withheld, no server started",
-    "show_environment",
+    "nothing withheld",
+    [],
     { variables: [], withheld: [] },
     { variables: [] },
   ],
   [
-    "a rule bound to other tools leaves a field of the same name alone",
-    "get_window_info",
-    { windowId: "@1", panes: [], windowEnded: false, sent: true, withheld: [] },
-    { windowId: "@1", panes: [], windowEnded: false, sent: true, withheld: [] },
+    "a server started, names withheld: news",
+    [],
+    { sessionId: "$0", serverStarted: true, withheld: ["TOKEN"] },
+    { sessionId: "$0", serverStarted: true, withheld: ["TOKEN"] },
+  ],
+  [
+    "a field no rule names is never touched, whatever its value",
+    [],
+    { windowId: "@1", panes: [], zoomed: false, active: false, historyLines: 0, note: "" },
+    { windowId: "@1", panes: [], zoomed: false, active: false, historyLines: 0, note: "" },
   ],
   [
     "a wait that did not wait has no elapsedMs; a clamp to 0 keeps both",
-    "wait_for_channel",
+    [],
     { channel: "c", outcome: "timeout", elapsedMs: 0, timeoutMs: 0, timeoutClamped: true },
     { channel: "c", outcome: "timeout", timeoutMs: 0, timeoutClamped: true },
   ],
 ];
 
 Deno.test("leanData: each case leaves out exactly the fields that say nothing, in order", () => {
-  for (const [what, tool, full, lean] of CASES) {
+  for (const [what, keeps, full, lean] of CASES) {
     const before = structuredClone(full);
-    const got = leanData(tool, full);
+    const got = leanData(full, keeps);
     assertEquals(got, lean, what);
     assertEquals(JSON.stringify(got), JSON.stringify(lean), `${what}: key order`);
     assertEquals(full, before, `${what}: the handler's data is not changed`);
@@ -262,11 +272,11 @@ Deno.test("leanData: each case leaves out exactly the fields that say nothing, i
 Deno.test("leanData is pure and keeps symbol keys (content blocks attached to the data)", () => {
   const mark = Symbol("attached");
   const full = { truncated: false, text: "a", [mark]: ["image"] };
-  const lean = leanData("snapshot_pane", full);
+  const lean = leanData(full);
   assertEquals(full.truncated, false, "the handler's data is not changed");
   assertEquals([lean.truncated, lean[mark]], [undefined, ["image"]]);
   const news = { truncated: true };
-  assert(leanData("screenshot_pane", news) === news, "nothing to leave out: the same object");
+  assert(leanData(news) === news, "nothing to leave out: the same object");
 });
 
 Deno.test("leanJsonSchema: lean fields optional and described, never-news fields gone, the rest as is", () => {
@@ -288,7 +298,7 @@ Deno.test("leanJsonSchema: lean fields optional and described, never-news fields
     required: string[];
     properties: Record<string, { type?: string; description?: string }>;
   };
-  const lean = leanJsonSchema("capture_since", schema) as Schema;
+  const lean = leanJsonSchema(schema) as Schema;
   assertEquals(Object.keys(lean), ["type", "properties", "required", "additionalProperties"]);
   assertEquals(lean.required, ["text"]);
   assertEquals(Object.keys(lean.properties), [
@@ -308,25 +318,15 @@ Deno.test("leanJsonSchema: lean fields optional and described, never-news fields
   assert(/only when/.test(lean.properties.timeoutMs.description ?? ""));
   assertEquals(schema.required.length, 6, "the input schema is not changed");
   // capture_pane keeps seed 004's required keys; only its zero counts become optional.
-  const capture = leanJsonSchema("capture_pane", schema) as Schema;
+  const capture = leanJsonSchema(schema, CAPTURE_KEEPS) as Schema;
   assertEquals(capture.required, ["text", "truncated", "lineLimit", "encoding"]);
   assert("encoding" in capture.properties && !("missedBytes" in capture.properties));
   // Nothing to lean: the same schema.
   const plain = { type: "object", properties: { windowId: { type: "string" } } };
-  assert(leanJsonSchema("select_window", plain) === plain);
+  assert(leanJsonSchema(plain) === plain);
 });
 
-Deno.test("the rules name each field once per tool, and what is kept has a rule", () => {
-  const seen = new Set<string>();
-  for (const rule of LEAN_RULES) {
-    for (const tool of rule.tools ?? ["*"]) {
-      const id = `${tool}:${rule.key}`;
-      assert(!seen.has(id), `${id} twice`);
-      seen.add(id);
-    }
-  }
-  const keys = new Set(LEAN_RULES.map((r) => r.key));
-  for (const [tool, kept] of Object.entries(KEPT)) {
-    for (const key of kept) assert(keys.has(key), `${tool} keeps ${key}, which no rule drops`);
-  }
+Deno.test("the rules name each field once", () => {
+  const keys = LEAN_RULES.map((rule) => rule.key);
+  assertEquals(keys.filter((key, i) => keys.indexOf(key) !== i), []);
 });

@@ -31,7 +31,7 @@ export async function callTool(
  * fields that say nothing (src/lean.ts, docs/design.md §3.1), then wrapped with its text.
  */
 export function succeed(spec: ToolSpec, data: Record<string, unknown>): ToolResult {
-  const lean = leanData(spec.name, data);
+  const lean = leanData(data, spec.keeps);
   return successResult(lean, spec.summarize?.(lean));
 }
 

@@ -18,7 +18,7 @@ import {
 } from "../../src/catalog.ts";
 import { hostSurface } from "../../src/server/host_call.ts";
 import { idMark } from "../../src/id_marks.ts";
-import { KEPT, LEAN_RULES } from "../../src/lean.ts";
+import { LEAN_RULES } from "../../src/lean.ts";
 import type { ToolSpec } from "../../src/tool_types.ts";
 import { DEFAULT_TOOLSETS, parseConfig, TOOLSETS } from "../../src/config.ts";
 import { serverInstructions } from "../../src/server.ts";
@@ -107,20 +107,13 @@ Deno.test("all four toolsets fit in 38,000 model-visible bytes", () => {
 Deno.test("lean results: every field a result may leave out is optional and says when it appears; the seeds' keys stay required", () => {
   for (const spec of [...TOOLS, ...APP_TOOLS]) {
     const schema = successJsonSchema(spec) as any;
-    const kept = KEPT[spec.name] ?? new Set();
+    const kept = new Set(spec.keeps ?? []);
     for (const key of (schema.required ?? []) as string[]) {
-      const rules = LEAN_RULES.filter((r) =>
-        r.key === key && (r.tools ?? [spec.name]).includes(spec.name)
-      );
-      assert(
-        rules.length === 0 || kept.has(key),
-        `${spec.name}.${key} is required yet may be left out`,
-      );
+      const leaned = LEAN_RULES.some((r) => r.key === key);
+      assert(!leaned || kept.has(key), `${spec.name}.${key} is required yet may be left out`);
     }
     for (const [key, property] of Object.entries(schema.properties ?? {}) as [string, any][]) {
-      const rule = LEAN_RULES.find((r) =>
-        r.key === key && (r.tools ?? [spec.name]).includes(spec.name)
-      );
+      const rule = LEAN_RULES.find((r) => r.key === key);
       if (!rule || kept.has(key)) continue;
       assert(rule.when !== undefined, `${spec.name}.${key} is never sent, yet advertised`);
       assert(String(property.description).endsWith(rule.when), `${spec.name}.${key}: when`);
