@@ -32,10 +32,13 @@ const uncut = (_: unknown, data: Data) => data.truncated !== true;
 const isFalse = (value: unknown) => value === false;
 const isZero = (value: unknown) => value === 0;
 const CUT = "Present only when something was cut.";
+const TRUE = "Present only when true.";
+const NONZERO = "Present only when not 0.";
+const LIMIT = "Present only when something was cut: the limit that applied.";
 
 /** Rules for flags that carry news only when true. */
 function onlyTrue(...keys: string[]): LeanRule[] {
-  return keys.map((key) => ({ key, idle: isFalse, when: "Present (true) only then." }));
+  return keys.map((key) => ({ key, idle: isFalse, when: TRUE }));
 }
 
 /** The lean rules, one per field name; each reads the full data, never another rule's outcome. */
@@ -44,8 +47,8 @@ export const LEAN_RULES: readonly LeanRule[] = [
   { key: "truncated", idle: isFalse, when: "Present (true) only when something was cut." },
   { key: "truncatedLines", idle: uncut, when: CUT },
   { key: "truncatedBytes", idle: uncut, when: CUT },
-  { key: "lineLimit", idle: uncut, when: `${CUT} The line limit that applied.` },
-  { key: "byteLimit", idle: uncut, when: `${CUT} The byte limit that applied.` },
+  { key: "lineLimit", idle: uncut, when: LIMIT },
+  { key: "byteLimit", idle: uncut, when: LIMIT },
   { key: "encoding", idle: (value) => value === "utf-8" },
   // Input: the receivers, when more than the pane named (synchronized partners); send_keys's
   // constant `sent: true`.
@@ -56,23 +59,11 @@ export const LEAN_RULES: readonly LeanRule[] = [
   },
   { key: "sent", idle: (value) => value === true },
   // Streams (docs/design.md §7).
-  {
-    key: "streaming",
-    idle: (value) => value === true,
-    when: "Present (false) only when the pane was polled, not streamed.",
-  },
-  {
-    key: "alternateScreen",
-    idle: isFalse,
-    when: "Present (true) only while a full-screen program shows the alternate screen.",
-  },
-  { key: "missedRows", idle: isZero, when: "Present only when rows were missed." },
+  { key: "streaming", idle: (value) => value === true, when: "Present only when false (polled)." },
+  ...onlyTrue("alternateScreen"),
+  { key: "missedRows", idle: isZero, when: NONZERO },
   { key: "missedBytes", idle: isZero },
-  {
-    key: "seedRace",
-    idle: isFalse,
-    when: "Present (true) only when output kept arriving while the stream began.",
-  },
+  ...onlyTrue("seedRace"),
   // Waits (docs/design.md §4): the ceiling's clamp, and how long a call that waited took.
   {
     key: "timeoutClamped",
@@ -82,7 +73,7 @@ export const LEAN_RULES: readonly LeanRule[] = [
   {
     key: "timeoutMs",
     idle: (_, data) => data.timeoutClamped !== true,
-    when: "Present only when the timeout was clamped: the one that applied.",
+    when: "Present only when clamped: the timeout that applied.",
   },
   {
     key: "elapsedMs",
@@ -103,7 +94,7 @@ export const LEAN_RULES: readonly LeanRule[] = [
     idle: (value) => Array.isArray(value) && value.length === 0,
     when: "Present only when not empty.",
   },
-  { key: "panesFailed", idle: isZero, when: "Present only when not 0." },
+  { key: "panesFailed", idle: isZero, when: NONZERO },
   ...onlyTrue("paneLimitClamped", "lineLimitClamped", "byteLimitClamped", "timeLimitClamped"),
   ...onlyTrue("serverStarted", "windowEnded", "sessionEnded", "serverExited"),
 ];
