@@ -12,6 +12,7 @@ import {
   TOOLSETS,
 } from "./config.ts";
 import { idMark, qualifiedPattern } from "./id_marks.ts";
+import { leanJsonSchema } from "./lean.ts";
 import { errorSchema } from "./results.ts";
 import { PROSE_FREE } from "./tools/schemas.ts";
 import type { AnnotationClass, ToolSpec } from "./tool_types.ts";
@@ -208,9 +209,12 @@ export function inputJsonSchema(
   return withoutSafeIntegerBounds(json) as Record<string, unknown>;
 }
 
-/** The advertised success schema of a tool (no error variant). */
+/**
+ * The advertised success schema of a tool (no error variant): its fields that say nothing are left
+ * out of results, so they are optional here and say when they appear (src/lean.ts, §3.1).
+ */
 export function successJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  return jsonSchema(spec.output, "output", spec.remoteIds);
+  return leanJsonSchema(jsonSchema(spec.output, "output", spec.remoteIds), spec.keeps);
 }
 
 /** The advertised outputSchema: `{type: "object", anyOf: [success, error]}`. */

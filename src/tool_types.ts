@@ -87,6 +87,11 @@ export interface ToolSpec<
   advertisedInput?: (effective: readonly ToolSpec[]) => z.ZodType;
   /** Success schema; the advertised outputSchema adds the error variant. */
   output: O;
+  /**
+   * Result fields kept whatever their value, because a seed contract requires them; any other
+   * field that says nothing is left out of results (src/lean.ts, docs/design.md §3.1).
+   */
+  keeps?: readonly string[];
   annotations: AnnotationClass;
   capability: Capability;
   /** May run inside the read batch (docs/design.md §1.3); only read-only tools may. */

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { ToolError } from "../errors.ts";
+import { leanData } from "../lean.ts";
 import { errorResult, successResult, type ToolResult } from "../results.ts";
 import { readOnly } from "../tmux/core/context.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
@@ -22,8 +23,16 @@ export async function callTool(
 ): Promise<ToolResult> {
   const outcome = await runTool(spec, rawArgs, ctx, log);
   if ("error" in outcome) return errorResult(outcome.error);
-  const data = edit(outcome.data);
-  return successResult(data, spec.summarize?.(data));
+  return succeed(spec, edit(outcome.data));
+}
+
+/**
+ * The success result of a tool's full data, as the client gets it on every host: without the
+ * fields that say nothing (src/lean.ts, docs/design.md §3.1), then wrapped with its text.
+ */
+export function succeed(spec: ToolSpec, data: Record<string, unknown>): ToolResult {
+  const lean = leanData(data, spec.keeps);
+  return successResult(lean, spec.summarize?.(lean));
 }
 
 /** Validate and run one call: its data, or the typed error it failed with (never a throw). */

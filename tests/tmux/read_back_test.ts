@@ -8,11 +8,12 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connectInProcess, ok } from "../support/client.ts";
 import { eventually, TmuxFixture } from "../support/fixture.ts";
 
+/** A capture_since result: missedRows and truncated only when not 0 or false (§3.1). */
 interface Since {
   text: string;
   cursor?: string;
-  missedRows: number;
-  truncated: boolean;
+  missedRows?: number;
+  truncated?: boolean;
   outcome: string;
 }
 
@@ -54,8 +55,8 @@ class Reader {
         ...BIG,
       });
       assert(next.outcome !== "timeout", `no output while waiting for ${last}`);
-      assertEquals(next.truncated, false);
-      missed += next.missedRows;
+      assertEquals(next.truncated ?? false, false);
+      missed += next.missedRows ?? 0;
       this.#cursor = next.cursor!;
       // A read that ends inside a line returns that line again, whole, next time.
       const complete = next.text.slice(0, next.text.lastIndexOf("\n") + 1);

@@ -138,6 +138,8 @@ export const batchTools = [
     }).strict(),
     advertisedInput,
     output: outputSchema,
+    // The batch contract (seeds 000, 001) requires its accounting, even when nothing was cut.
+    keeps: ["truncated", "truncatedBytes"],
     annotations: "batch",
     capability: { reach: "none", effects: "observe", output: ["metadata", "terminal-text"] },
     summarize: (data) => batchText(data as Batch),

@@ -68,6 +68,8 @@ export const captureTools = [
         `Present when maxLines exceeded ${CAPTURE_LINE_CEILING}; lineLimit is what applied.`,
       ),
     }).strict(),
+    // Seed 004 requires them, even when they say nothing (docs/design.md §1.5).
+    keeps: ["truncated", "lineLimit", "byteLimit", "encoding"],
     annotations: "inspect",
     capability: META,
     handler: async (args, ctx) => {

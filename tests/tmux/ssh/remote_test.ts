@@ -121,6 +121,12 @@ Deno.test({
       { paneId: "m1:%0", command: "echo out-$((2+3)); false", timeoutMs: 20_000 },
     );
     assertEquals([run.outcome, run.exitStatus, run.output.trim()], ["completed", 1, "out-5"]);
+    // Lean on a remote host too (docs/design.md §3.1): its qualified ids are compared, so the
+    // receivers (m1:%0 alone) and the defaults are left out.
+    const defaults = ["resolvedPaneIds", "truncated", "encoding", "timeoutMs", "timeoutClamped"];
+    for (const result of [run, typed]) {
+      assertEquals(defaults.filter((key) => key in result), [], JSON.stringify(result));
+    }
 
     // Without a cursor a wait counts only output after it joined the pane's stream; over ssh that
     // takes a while, so the stream is joined first (capture_since) and the wait starts from it.

@@ -23,9 +23,10 @@ import { PaneQueue } from "../../../src/tmux/core/pane_queue.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** An input result: `resolvedPaneIds` only when more panes than paneId received it (§3.1). */
 interface Sent {
   paneId: string;
-  resolvedPaneIds: string[];
+  resolvedPaneIds?: string[];
 }
 
 /** Start a server whose first window (the one an attached client would show) runs `sleep`. */
@@ -159,11 +160,9 @@ Deno.test("send_keys: text arrives byte-exact; key names are pressed; flag-like 
     ];
     let expected = "";
     for (const [args, bytes] of sends) {
-      const sent = await ok<Sent & { sent: boolean }>(client, "send_keys", {
-        paneId: rx.paneId,
-        ...args,
-      });
-      assertEquals(sent, { paneId: rx.paneId, resolvedPaneIds: [rx.paneId], sent: true });
+      const sent = await ok<Sent>(client, "send_keys", { paneId: rx.paneId, ...args });
+      // Sent to the pane named alone: nothing else to say (docs/design.md §3.1).
+      assertEquals(sent, { paneId: rx.paneId });
       expected += bytes;
     }
     assertBytes(await received(rx.file), expected, "all sends");
@@ -219,11 +218,7 @@ Deno.test("paste_text: 1,000 lines whole, terminal newlines, bracketed paste, En
       paneId: lines.paneId,
       text,
     });
-    assertEquals(pasted, {
-      paneId: lines.paneId,
-      resolvedPaneIds: [lines.paneId],
-      bytes: encoder.encode(text).length,
-    });
+    assertEquals(pasted, { paneId: lines.paneId, bytes: encoder.encode(text).length });
     // The terminal's usual CR→LF input mapping restores every line exactly.
     assertBytes(await received(lines.file), text, "1,000 lines");
     await assertNoBuffers(fx);
@@ -459,7 +454,7 @@ Deno.test("synchronized window: the cohort is reported, reached once each, and c
       keys: "z",
       enter: false,
     });
-    assertEquals(alone.resolvedPaneIds, [a.paneId]);
+    assertEquals([alone.paneId, alone.resolvedPaneIds], [a.paneId, undefined], "no partners now");
     assertBytes(await received(a.file), `${each}fkz`, "a");
     assertBytes(await received(b.file), `${each}f`, "b (in copy mode for k)");
     assertBytes(await received(c.file), `${each}fk`, "c");

@@ -152,7 +152,8 @@ Deno.test("waitFor: a pattern waits for delayed output, not for the echoed comma
     assertEquals(ready.outcome, "matched", JSON.stringify(ready));
     assertEquals(lines(ready)[0], "$ sleep 0.5; echo READY");
     assert(lines(ready).includes("READY"), `the output line, not the echo: ${ready.text}`);
-    assertEquals([ready.timeoutMs, ready.timeoutClamped], [20_000, false]);
+    // The timeout asked for and not clamped is not repeated.
+    assertEquals([ready.timeoutMs, ready.timeoutClamped ?? false], [undefined, false]);
 
     const regex = await ok<Waited>(client, "send_keys", {
       paneId: "%0",
@@ -356,7 +357,8 @@ Deno.test("waitFor: matching a heavy burst hands the event loop turns; another c
       waitFor: { pattern: "\\B(x{1,20}){1,20}y", regex: true, timeoutMs: 6000 },
     });
     // The deadline is checked before each row, not only after the burst.
-    assertEquals([result.outcome, result.timeoutMs], ["timeout", 6000]);
+    assertEquals(result.outcome, "timeout");
+    assert(result.elapsedMs! >= 6000, `answered at its deadline, not before: ${result.elapsedMs}`);
     assert(notified >= 3, `${notified} progress notifications during a 6 s wait`);
   } finally {
     await close();

@@ -14,9 +14,10 @@ interface Ended {
   exitStatus?: number;
   output: string;
   runId?: string;
-  truncated: boolean;
-  timeoutMs: number;
-  timeoutClamped: boolean;
+  /** Present only when something was cut, or clamped (docs/design.md §3.1). */
+  truncated?: boolean;
+  timeoutMs?: number;
+  timeoutClamped?: boolean;
   note?: string;
 }
 
@@ -83,7 +84,7 @@ Deno.test("wait_for_command follows a command three times longer than the ceilin
     let end = await waitFor(client, runId);
     for (let i = 0; end.outcome === "timeout" && i < 30; i++) end = await waitFor(client, runId);
     assertEquals([end.outcome, end.exitStatus, end.output], ["completed", 5, "begun\n1\n2\n3"]);
-    assertEquals(end.truncated, false);
+    assertEquals(end.truncated ?? false, false);
     // Its end was reported: the runId is forgotten, and the pane is no longer busy.
     assertEquals((await fails(client, "wait_for_command", { runId })).code, "stale_cursor");
     const next = await ok<Ended>(client, "run_shell_command", { paneId: pane, command: "echo x" });

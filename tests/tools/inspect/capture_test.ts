@@ -6,11 +6,12 @@ import { boundText, byteLength } from "../../../src/results.ts";
 import { capturePane } from "../../../src/tmux/read/capture.ts";
 import type { TmuxContext } from "../../../src/tmux/core/context.ts";
 
+/** capture_pane's result: seed 004's keys always, the counts only when something was cut (§3.1). */
 interface Capture {
   text: string;
   truncated: boolean;
-  truncatedLines: number;
-  truncatedBytes: number;
+  truncatedLines?: number;
+  truncatedBytes?: number;
   lineLimit: number;
   byteLimit: number;
   encoding: string;
@@ -45,7 +46,7 @@ Deno.test("capture_pane: visible screen by default, trailing blank rows dropped"
     const c = await ok<Capture>(client, "capture_pane", { paneId });
     // 24 rows: 23 numbers and the cursor's empty row, which is dropped.
     assertEquals(c.text.split("\n"), Array.from({ length: 23 }, (_, i) => String(4978 + i)));
-    assertEquals([c.start, c.end, c.truncated, c.truncatedLines], [0, 23, false, 0]);
+    assertEquals([c.start, c.end, c.truncated, c.truncatedLines], [0, 23, false, undefined]);
     assertEquals([c.lineLimit, c.byteLimit, c.encoding, c.terminalContent], [
       200,
       65536,
@@ -88,7 +89,7 @@ Deno.test("capture_pane: scrollback ranges, tail-first bounds, and what was drop
     const bytes = await ok<Capture>(client, "capture_pane", { paneId, start: -100, maxBytes: 12 });
     assertEquals(bytes.text, "4999\n5000"); // 9 bytes; a third line would need 14
     assertEquals(bytes.byteLimit, 12);
-    assert(bytes.truncated && bytes.truncatedBytes > 0);
+    assert(bytes.truncated && bytes.truncatedBytes! > 0);
     // The oldest lines.
     const top = await ok<Capture>(client, "capture_pane", { paneId, start: -4977, end: -4975 });
     assertEquals(top.text, "1\n2\n3");
@@ -422,7 +423,7 @@ Deno.test("capture_pane: chunked reads return what one read of the whole range w
       assertEquals(c.text, whole.text, label);
       assertEquals(c.truncated, whole.truncated || requested > c.start, label);
       if (!args.joinWrapped) {
-        assertEquals(c.truncatedLines, whole.truncatedLines + requested - c.start, label);
+        assertEquals(c.truncatedLines ?? 0, whole.truncatedLines + requested - c.start, label);
       }
     }
   } finally {

@@ -29,13 +29,14 @@ interface Facts {
   cellWidth: number;
   cellHeight: number;
   bytes: number;
-  alternateScreen: boolean;
+  /** Present (true) only on the alternate screen; `truncated` only when true (§3.1). */
+  alternateScreen?: boolean;
   cursorMarked: boolean;
   cursorX: number;
   cursorY: number;
   theme: string;
   source: string;
-  truncated: boolean;
+  truncated?: boolean;
   clippedColumns?: number;
   clippedRows?: number;
   scale?: number;
@@ -124,13 +125,13 @@ Deno.test("screenshot_pane: an image/png block of the pane's cells at 10x20 pixe
       [80, 24, 800, 480],
     );
     assertEquals([facts.cellWidth, facts.cellHeight, facts.bytes], [CELL_W, CELL_H, png.length]);
-    assertEquals([facts.source, facts.theme, facts.truncated, facts.scrollbackLines], [
+    assertEquals([facts.source, facts.theme, facts.truncated ?? false, facts.scrollbackLines], [
       "capture",
       "dark",
       false,
       0,
     ]);
-    assertEquals([facts.alternateScreen, facts.terminalContent], [false, "data"]);
+    assertEquals([facts.alternateScreen ?? false, facts.terminalContent], [false, "data"]);
     const info = await ok<{ generation: string }>(client, "get_pane_info", { paneId });
     assertEquals(facts.generation, info.generation);
     assertEquals(result.content.length, 2);
@@ -227,14 +228,14 @@ Deno.test("scrollbackLines adds that many history rows above the screen, at most
     const ten = await shoot(client, { paneId, scrollbackLines: 10, cursor: false });
     assertEquals([ten.facts.scrollbackLines, ten.facts.pixelHeight], [10, (24 + 10) * CELL_H]);
     assertEquals(ten.picture.height, (24 + 10) * CELL_H);
-    assertEquals(ten.facts.truncated, false);
+    assertEquals(ten.facts.truncated ?? false, false);
     // The screen's top row ("38" when 60 lines and the cursor's row fill 24 rows) is row 10 now:
     // the same pixels as row 0 of a picture without history.
     const plain = await shoot(client, { paneId, cursor: false });
     assertEquals(cell(ten.picture, 0, 10), cell(plain.picture, 0, 0));
     assertEquals(cell(ten.picture, 1, 10), cell(plain.picture, 1, 0));
     const all = await shoot(client, { paneId, scrollbackLines: 200, cursor: false });
-    assertEquals([all.facts.scrollbackLines, all.facts.truncated], [history, false]);
+    assertEquals([all.facts.scrollbackLines, all.facts.truncated ?? false], [history, false]);
   } finally {
     await close();
   }
