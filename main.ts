@@ -82,7 +82,7 @@ async function main(): Promise<number | undefined> {
     return 0;
   }
   const { config } = outcome;
-  const denied = sshDenied(config);
+  const denied = runDenied(config);
   if (denied) {
     say(denied);
     return 2;
@@ -113,15 +113,21 @@ async function main(): Promise<number | undefined> {
 }
 
 /**
- * Remote hosts widen what this process may run, so the person grants it (docs/design.md §5.15):
- * with `--ssh` but no permission to run `ssh`, one line saying how, before anything starts.
+ * What this process must be allowed to run, checked before anything starts: without it every
+ * call would fail with Deno's own refusal dressed as a tmux error. Remote hosts widen it to ssh,
+ * which the person grants (docs/design.md §5.15). One line saying how, or undefined.
  */
-function sshDenied(config: Config): string | undefined {
-  if (config.ssh.length === 0) return undefined;
-  const { state } = Deno.permissions.querySync({ name: "run", command: "ssh" });
-  if (state === "granted") return undefined;
-  return "--ssh needs permission to run ssh: start with --allow-run=tmux,ssh " +
-    "(deno task start:ssh); a compiled binary cannot reach remote hosts";
+function runDenied(config: Config): string | undefined {
+  const allowed = (command: string) =>
+    Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  if (config.ssh.length > 0 && !allowed("ssh")) {
+    return "--ssh needs permission to run ssh: start with --allow-run=tmux,ssh " +
+      "(deno task start:ssh); a compiled binary cannot reach remote hosts";
+  }
+  if (allowed("tmux")) return undefined;
+  return `this server needs permission to run tmux: start with --allow-run=${
+    config.ssh.length > 0 ? "tmux,ssh (deno task start:ssh)" : "tmux (deno task start)"
+  }`;
 }
 
 /** The startup lines: version, socket, toolsets and tool count, and a warning when it is none. */
