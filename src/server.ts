@@ -150,8 +150,9 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   const tools = hostSurface(effectiveTools(config), [...host.remotes.keys()]);
   // App-only tools (docs/design.md §10.2) are served like any other, listed only to view hosts.
   const apps = appTools(tools);
-  const listed = tools.map((t) => toolListEntry(t, tools));
-  const withApps = [...listed, ...apps.map((t) => toolListEntry(t, tools))];
+  // Descriptions state the wait ceiling in force (docs/design.md §4).
+  const listed = tools.map((t) => toolListEntry(t, tools, config.waitMaxMs));
+  const withApps = [...listed, ...apps.map((t) => toolListEntry(t, tools, config.waitMaxMs))];
   const views = tools.some((t) => t.ui?.resourceUri === PANE_VIEW_URI);
 
   const server = new Server(
