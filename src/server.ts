@@ -41,6 +41,7 @@ import { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
 import { type ProgressExtra, progressFor } from "./server/call.ts";
 import { callOnHosts, type HostCalls, hostSurface } from "./server/host_call.ts";
 import { CAPABILITIES_RESOURCE, capabilitiesText } from "./server/capabilities.ts";
+import { resultForSurface } from "./server/hints.ts";
 
 export { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
 export { callTool } from "./server/call.ts";
@@ -243,6 +244,7 @@ type CallExtra = ProgressExtra & { signal: AbortSignal; requestId: string | numb
 function callHandler(parts: SessionParts) {
   const { host, config, log, grants, tools, apps } = parts;
   const byName = new Map([...tools, ...apps].map((t) => [t.name, t]));
+  const enabled = new Set(byName.keys());
   const built = new Set([...TOOLS, ...APP_TOOLS].map((t) => t.name));
   const denied = (name: string) =>
     errorResult(
@@ -310,7 +312,9 @@ function callHandler(parts: SessionParts) {
       health,
       context: (h, args, tool) => on(h, args, tool, invoke),
     };
-    return await callOnHosts(spec, request.params.arguments ?? {}, hosts, log);
+    // A hint naming a tool this session does not serve says how to enable it (§4).
+    const result = await callOnHosts(spec, request.params.arguments ?? {}, hosts, log);
+    return resultForSurface(result, enabled, config);
   };
 }
 
