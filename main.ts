@@ -90,6 +90,7 @@ async function main(): Promise<number | undefined> {
   if (config.http) return await serveOverHttp(config, config.http);
 
   const built = createTmuxMcpServer({ config, env: readEnv, version: VERSION, log: say });
+  if (await tmuxDenied(() => built.tmuxVersion(), config)) return 2;
   announce(config, built.tools.length);
   const refused = await checkTmux(() => built.tmuxVersion(), config);
   if (refused !== undefined) return refused;
@@ -122,6 +123,32 @@ function sshDenied(config: Config): string | undefined {
   if (state === "granted") return undefined;
   return "--ssh needs permission to run ssh: start with --allow-run=tmux,ssh " +
     "(deno task start:ssh); a compiled binary cannot reach remote hosts";
+}
+
+/**
+ * Without permission to run tmux every call would fail with Deno's refusal dressed as a tmux
+ * error: say how to start instead (one line) and answer true. Deno reads a tmux missing from PATH
+ * as not granted too, so when the permission is not plainly granted, `tmux -V` tells the two
+ * apart: refused (NotCapable) is the permission, a missing tmux is left to {@link checkTmux}.
+ */
+async function tmuxDenied(tmuxVersion: () => Promise<string>, config: Config): Promise<boolean> {
+  if (Deno.permissions.querySync({ name: "run", command: "tmux" }).state === "granted") {
+    return false;
+  }
+  try {
+    await tmuxVersion();
+    return false;
+  } catch (error) {
+    const refused = error instanceof Deno.errors.NotCapable ||
+      error instanceof Deno.errors.PermissionDenied;
+    if (!refused) return false;
+  }
+  say(
+    `this server needs permission to run tmux: start with --allow-run=${
+      config.ssh.length > 0 ? "tmux,ssh (deno task start:ssh)" : "tmux (deno task start)"
+    }`,
+  );
+  return true;
 }
 
 /** The startup lines: version, socket, toolsets and tool count, and a warning when it is none. */
@@ -177,6 +204,7 @@ async function serveOverHttp(
   http: NonNullable<Config["http"]>,
 ): Promise<number | undefined> {
   const host = new TmuxHost({ config, env: readEnv, log: say });
+  if (await tmuxDenied(() => host.tmuxVersion(), config)) return 2;
   announce(config, effectiveTools(config).length);
   const refused = await checkTmux(() => host.tmuxVersion(), config);
   if (refused !== undefined) return refused;

@@ -45,7 +45,7 @@ export function catalogSizes(
   // Remote hosts (`--ssh`) add `host` where a tool names no object (docs/design.md §5.15).
   const enabled: readonly ToolSpec[] = hostSurface(effectiveTools(outcome.config), hosts);
   const sizes = enabled.map((spec) => {
-    const entry = toolListEntry(spec, enabled);
+    const entry = toolListEntry(spec, enabled, outcome.config.waitMaxMs);
     const { name, title, description, inputSchema, annotations } = entry;
     return {
       name,
@@ -57,7 +57,9 @@ export function catalogSizes(
     tools: sizes,
     // The list's own framing is counted once, as in `{"tools":[…]}`.
     visible: bytes({ tools: [] }) + sizes.reduce((n, t) => n + t.visible + 1, -1),
-    full: bytes({ tools: enabled.map((spec) => toolListEntry(spec, enabled)) }),
+    full: bytes({
+      tools: enabled.map((spec) => toolListEntry(spec, enabled, outcome.config.waitMaxMs)),
+    }),
   };
 }
 

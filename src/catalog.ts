@@ -10,6 +10,7 @@ import {
   type Toolset,
   TOOLSET_NAMES,
   TOOLSETS,
+  WAIT_MAX_MS,
 } from "./config.ts";
 import { idMark, qualifiedPattern } from "./id_marks.ts";
 import { leanJsonSchema } from "./lean.ts";
@@ -236,9 +237,16 @@ export function capabilityRow(spec: ToolSpec) {
   };
 }
 
-/** The tools/list entry of one tool. */
-export function toolListEntry(spec: ToolSpec, effective: readonly ToolSpec[] = TOOLS) {
-  return {
+/**
+ * The tools/list entry of one tool, its descriptions stating `waitMaxMs`, the wait ceiling in
+ * force (`--wait-max-ms`), where they write {@link WAIT_MAX_TOKEN}.
+ */
+export function toolListEntry(
+  spec: ToolSpec,
+  effective: readonly ToolSpec[] = TOOLS,
+  waitMaxMs: number = WAIT_MAX_MS.default,
+) {
+  return withWaitMax({
     name: spec.name,
     title: spec.title,
     description: spec.description,
@@ -247,7 +255,32 @@ export function toolListEntry(spec: ToolSpec, effective: readonly ToolSpec[] = T
     // The title is the tool's own `title` (MCP 2025-06-18); not repeated in the annotations.
     annotations: { ...ANNOTATIONS[spec.annotations] },
     _meta: { [CAPABILITY_META_KEY]: capabilityRow(spec), ...uiMeta(spec) },
+  }, waitMaxMs);
+}
+
+/**
+ * What a description writes where the wait ceiling belongs (docs/design.md §4): the listing says
+ * the ceiling in force instead, so a description never states a default the person changed.
+ */
+export const WAIT_MAX_TOKEN = "{waitMax}";
+
+/** A wait ceiling in a few characters: "30 s", "2 min", "1500 ms". */
+export function waitMaxText(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}
+
+/** `value` with {@link WAIT_MAX_TOKEN} replaced by `waitMaxMs` in every string it holds. */
+export function withWaitMax<T>(value: T, waitMaxMs: number): T {
+  const text = waitMaxText(waitMaxMs);
+  const walk = (node: unknown): unknown => {
+    if (typeof node === "string") return node.replaceAll(WAIT_MAX_TOKEN, text);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== "object") return node;
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
   };
+  return walk(value) as T;
 }
 
 /**

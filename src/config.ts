@@ -7,7 +7,7 @@
  * and `--help` (help.ts); single values are checked by the pure validators of values.ts.
  */
 export { helpText } from "./config/help.ts";
-export { ASK_TIMEOUT_MS } from "./config/options.ts";
+export { ASK_TIMEOUT_MS, WAIT_MAX_MS } from "./config/options.ts";
 export { parseConfig } from "./config/parse.ts";
 export {
   type Config,

@@ -43,7 +43,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 const DEFAULT_HINTS: Record<ErrorCode, string> = {
   invalid_arguments: "Fix the arguments to match the tool's input schema and call again.",
   target_not_found:
-    "Call list_sessions, list_windows or list_panes and use an id from the listing.",
+    "Call list_panes (its rows carry session, window and pane ids) and use an id from it.",
   stale_target:
     "The pane was replaced since you read its generation; call list_panes again for fresh ids.",
   stale_cursor: "Call capture_since again without a cursor to start a new stream.",

@@ -41,6 +41,7 @@ import { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
 import { type ProgressExtra, progressFor } from "./server/call.ts";
 import { callOnHosts, type HostCalls, hostSurface } from "./server/host_call.ts";
 import { CAPABILITIES_RESOURCE, capabilitiesText } from "./server/capabilities.ts";
+import { resultForSurface } from "./server/hints.ts";
 
 export { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
 export { callTool } from "./server/call.ts";
@@ -150,8 +151,9 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   const tools = hostSurface(effectiveTools(config), [...host.remotes.keys()]);
   // App-only tools (docs/design.md §10.2) are served like any other, listed only to view hosts.
   const apps = appTools(tools);
-  const listed = tools.map((t) => toolListEntry(t, tools));
-  const withApps = [...listed, ...apps.map((t) => toolListEntry(t, tools))];
+  // Descriptions state the wait ceiling in force (docs/design.md §4).
+  const listed = tools.map((t) => toolListEntry(t, tools, config.waitMaxMs));
+  const withApps = [...listed, ...apps.map((t) => toolListEntry(t, tools, config.waitMaxMs))];
   const views = tools.some((t) => t.ui?.resourceUri === PANE_VIEW_URI);
 
   const server = new Server(
@@ -242,6 +244,7 @@ type CallExtra = ProgressExtra & { signal: AbortSignal; requestId: string | numb
 function callHandler(parts: SessionParts) {
   const { host, config, log, grants, tools, apps } = parts;
   const byName = new Map([...tools, ...apps].map((t) => [t.name, t]));
+  const enabled = new Set(byName.keys());
   const built = new Set([...TOOLS, ...APP_TOOLS].map((t) => t.name));
   const denied = (name: string) =>
     errorResult(
@@ -309,7 +312,9 @@ function callHandler(parts: SessionParts) {
       health,
       context: (h, args, tool) => on(h, args, tool, invoke),
     };
-    return await callOnHosts(spec, request.params.arguments ?? {}, hosts, log);
+    // A hint naming a tool this session does not serve says how to enable it (§4).
+    const result = await callOnHosts(spec, request.params.arguments ?? {}, hosts, log);
+    return resultForSurface(result, enabled, config);
   };
 }
 

@@ -26,8 +26,8 @@ import {
   toolsetList,
 } from "./values.ts";
 
-/** Bounds of `--wait-max-ms`. */
-const WAIT_MAX_MS = { default: 30_000, min: 1_000, max: 600_000 } as const;
+/** Bounds of `--wait-max-ms`: the ceiling of every wait, which descriptions state. */
+export const WAIT_MAX_MS = { default: 30_000, min: 1_000, max: 600_000 } as const;
 
 /** Bounds of `--http-idle-ms`: how long an HTTP session may sit unused before it is closed. */
 const HTTP_IDLE_MS = { default: 600_000, min: 10_000, max: 86_400_000 } as const;
@@ -182,7 +182,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: "string",
     arg: "N",
     env: ["TMUX_MCP_WAIT_MAX_MS"],
-    help: [`ceiling for every wait, ${range(WAIT_MAX_MS)} (default ${WAIT_MAX_MS.default})`],
+    help: [
+      `ceiling for every wait, ${range(WAIT_MAX_MS)} (default ${WAIT_MAX_MS.default} = ${
+        WAIT_MAX_MS.default / 1_000
+      } s)`,
+      "the waiting tools' descriptions state it",
+    ],
     scope: "setting",
     apply: number("waitMaxMs", WAIT_MAX_MS, "milliseconds"),
   },

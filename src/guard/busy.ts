@@ -37,8 +37,8 @@ export function busyVerdict(paneId: string, running: boolean, input: InputKind):
     `pane ${paneId} is still running a command started by run_shell_command: text sent now ` +
       "would be read by that command",
     {
-      hint: "Follow it with capture_since (pass the cursor run_shell_command returned, with " +
-        'waitMs) until it ends, or interrupt it with send_keys {keys: "C-c", enter: false}; ' +
+      hint: "Wait for its end with wait_for_command (pass the runId its run_shell_command " +
+        'returned on timeout), or interrupt it with send_keys {keys: "C-c", enter: false}; ' +
         "key names are always let through.",
     },
   );

@@ -130,7 +130,7 @@ export function checkReadsInput(
     throw new ToolError(
       "target_denied",
       `pane ${pane.paneId} is dead: its program exited${status}, so nothing reads input`,
-      { hint: "Respawn it (respawn_pane) or pick a live pane from list_panes." },
+      { hint: "Pick a live pane from list_panes, or restart this one with respawn_pane." },
     );
   }
   if (pane.inMode) {
@@ -140,7 +140,7 @@ export function checkReadsInput(
         "not the program",
       {
         hint: "Pick another pane, or ask the person to leave the mode (q or Escape); " +
-          "snapshot_pane shows which mode.",
+          "list_panes shows inMode: false once it is left.",
       },
     );
   }

@@ -33,8 +33,8 @@ export function oversize(paneId: string, cols: number, rows: number): ToolError 
       paneId ? `pane ${paneId}` : "the pane"
     } is ${cols}x${rows} cells; this server follows panes of at most ${max}`,
     {
-      hint: `Read it with capture_pane or screenshot_pane (both bounded), or make its window ` +
-        `at most ${max} (resize_window) and call again.`,
+      hint: `Read it with capture_pane (bounded), or make its window at most ${max} ` +
+        `(resize_window) and call again.`,
     },
   );
 }

@@ -14,7 +14,10 @@ import {
   inputJsonSchema,
   successJsonSchema,
   SURFACE,
+  toolListEntry,
   TOOLS,
+  WAIT_MAX_TOKEN,
+  waitMaxText,
 } from "../../src/catalog.ts";
 import { hostSurface } from "../../src/server/host_call.ts";
 import { idMark } from "../../src/id_marks.ts";
@@ -333,6 +336,40 @@ Deno.test("catalog sizes are those of the tools/list a client receives", async (
     }
   } finally {
     await close();
+  }
+});
+
+Deno.test("descriptions state the wait ceiling in force: --wait-max-ms 5000 lists 5 s, never {waitMax}", async () => {
+  assertEquals(
+    [1_500, 5_000, 30_000, 60_000, 90_000, 120_000, 600_000].map(waitMaxText),
+    ["1500 ms", "5 s", "30 s", "1 min", "90 s", "2 min", "10 min"],
+  );
+  await using fx = await TmuxFixture.start();
+  const every = ["-S", fx.deadSocket, "--toolsets", TOOLSETS.join(",")];
+  const { client, close } = await connectInProcess([...every, "--wait-max-ms", "5000"]);
+  const defaults = await connectInProcess(every);
+  try {
+    const { tools } = await client.listTools();
+    const listed = JSON.stringify(tools);
+    assert(!listed.includes(WAIT_MAX_TOKEN), "no description lists the raw token");
+    // Every tool whose manifest writes the token (its description, a field's, a result's) lists
+    // the ceiling in force in its place.
+    const listing = (spec: ToolSpec, ms: number) => JSON.stringify(toolListEntry(spec, TOOLS, ms));
+    const stating = TOOLS.filter((spec) => listing(spec, 1_234) !== listing(spec, 4_321));
+    assert(stating.some((t) => t.name === "wait_for_text"), stating.map((t) => t.name).join());
+    for (const spec of stating) {
+      const tool = tools.find((t) => t.name === spec.name)!;
+      assert(JSON.stringify(tool).includes("5 s"), `${spec.name} states the ceiling`);
+      assertEquals(tool.description, spec.description.replaceAll(WAIT_MAX_TOKEN, "5 s"));
+    }
+    const waitForText = tools.find((t) => t.name === "wait_for_text")!;
+    assertMatch(waitForText.description!, /at most 5 s\b/);
+    const usual = (await defaults.client.listTools()).tools.find((t) => t.name === "wait_for_text");
+    assertMatch(usual!.description!, /at most 30 s\b/);
+    assert(!JSON.stringify(await defaults.client.listTools()).includes(WAIT_MAX_TOKEN));
+  } finally {
+    await close();
+    await defaults.close();
   }
 });
 

@@ -2,7 +2,7 @@
 import { assert, assertEquals, assertMatch, assertThrows } from "../support/assert.ts";
 import { SURFACE, TOOLS } from "../../src/catalog.ts";
 import { ConfigError, parseConfig, TOOLSETS } from "../../src/config.ts";
-import { connectInProcess, runMain } from "../support/client.ts";
+import { connectInProcess, runMain, startPermissions } from "../support/client.ts";
 import { serverInstructions } from "../../src/server.ts";
 import { isSupported, liveRiskNotice, parseTmuxVersion } from "../../src/tmux/core/version.ts";
 
@@ -193,6 +193,26 @@ Deno.test("main.ts: invalid input exits non-zero with one stderr line; --help an
     /--http needs network permission for 127\.0\.0\.1:8765 only: run with --allow-net=127\.0\.0\.1:8765/,
   );
   assert(!/Bearer/.test(http.stderr), "no token is printed when nothing is served");
+});
+
+Deno.test("main.ts: without permission to run tmux it exits 2 with one line naming --allow-run=tmux", async () => {
+  const flags = (await startPermissions()).filter((f) => !f.startsWith("--allow-run"));
+  const socket = ["-L", "tmux-mcp-no-such-server"];
+  for (const args of [socket, ["--http", "127.0.0.1:8765", ...socket]]) {
+    const out = await runMain(args, {}, [...flags, "--allow-net=127.0.0.1:8765"]);
+    assertEquals(out.code, 2, out.stderr);
+    assertEquals(out.stdout, "");
+    assertEquals(out.stderr.trim().split("\n").length, 1, out.stderr);
+    assertMatch(out.stderr, /permission to run tmux: start with --allow-run=tmux /);
+  }
+  // With remote hosts the line names both programs; --version needs no tmux.
+  const ssh = await runMain(["--ssh", "box1=user@box", ...socket], {}, [
+    ...flags,
+    "--allow-run=ssh",
+  ]);
+  assertEquals(ssh.code, 2);
+  assertMatch(ssh.stderr, /--allow-run=tmux,ssh/);
+  assertEquals((await runMain(["--version"], {}, flags)).code, 0);
 });
 
 Deno.test("--http options: loopback by default, a token off loopback, hosts, origins, idle time and session cap", () => {

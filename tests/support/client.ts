@@ -178,13 +178,17 @@ export async function connectStdio(
   return { client, stderr: () => stderr, close: () => client.close(), pid: transport.pid };
 }
 
-/** Run main.ts to completion (for config errors, --help, --version). */
+/**
+ * Run main.ts to completion (for config errors, --help, --version), with the start permissions
+ * or the `permissions` given.
+ */
 export async function runMain(
   args: string[],
   env: Record<string, string> = {},
+  permissions?: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...await startPermissions(), MAIN, ...args],
+    args: ["run", ...permissions ?? await startPermissions(), MAIN, ...args],
     clearEnv: true,
     env: cleanEnv({ NO_COLOR: "1", ...env }),
     stdin: "null",

@@ -138,7 +138,7 @@ export async function createSession(
   if (!created) {
     if (error && /^duplicate session/.test(error.message)) {
       throw new ToolError("invalid_arguments", `a session named ${preview(name ?? "")} exists`, {
-        hint: "Pick another name, or use that session (list_sessions gives its id).",
+        hint: "Pick another name, or use that session (list_panes shows its sessionId).",
       });
     }
     throw error ?? new ToolError("tmux_failed", "new-session printed no session");
@@ -192,7 +192,7 @@ export async function createWindow(
     if (links.length === 0) throw windowNotFound(anchor);
     if (!links.some((w) => w.sessionId === sessionId)) {
       throw new ToolError("invalid_arguments", `window ${anchor} is not in session ${sessionId}`, {
-        hint: "Pass a window of the same session (list_windows with that session).",
+        hint: "Pass a window of the same session (list_panes with that session shows them).",
       });
     }
   }

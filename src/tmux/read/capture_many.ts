@@ -1,5 +1,6 @@
 /**
- * Captures of many panes for a search: as few invocations as the argv budget allows, each pane's
+ * Captures of many panes for a search: what to capture within a line budget (screens first, then
+ * history shared evenly), and as few invocations as the argv budget allows, each pane's
  * text behind a nonce marker so pane content cannot forge a boundary. Each pane is captured
  * twice, wrapped lines joined (what is searched) and row by row (where each line starts, in
  * capture_pane's numbering: 0 = the screen's top row, negative = history).
@@ -14,6 +15,68 @@ interface ManyItem {
   paneId: string;
   /** Rows of history above the screen to include (0 = the visible screen only). */
   historyRows: number;
+}
+
+/** A pane as a search plans its capture. */
+interface PlannedPane {
+  paneId: string;
+  /** Rows of its screen. */
+  height: number;
+  /** Rows of history it holds. */
+  historyLines: number;
+}
+
+/** What {@link planCaptures} decided. */
+interface CapturePlan {
+  /** The panes to capture, in listing order, and the history rows of each. */
+  items: ManyItem[];
+  /** The line budget left out a pane, or history a pane had within `scrollback`. */
+  lineLimitClamped: boolean;
+  /** History rows of the planned panes left out, by `scrollback` or by the budget. */
+  historyLeft: number;
+}
+
+/**
+ * What a search captures within `budget` rows in all. Screens come first, in listing order (past
+ * the budget, panes are left out); the rows left are shared evenly among the panes' histories,
+ * each pane's newest rows first and at most `scrollback` of them (all it has when undefined): one
+ * pane's deep history never crowds out the recent history of the others.
+ */
+export function planCaptures(
+  panes: readonly PlannedPane[],
+  scrollback: number | undefined,
+  budget: number,
+): CapturePlan {
+  let left = budget;
+  const kept: PlannedPane[] = [];
+  for (const pane of panes) {
+    if (left < pane.height) break;
+    left -= pane.height;
+    kept.push(pane);
+  }
+  const want = kept.map((p) => Math.min(scrollback ?? Infinity, p.historyLines));
+  const give = kept.map(() => 0);
+  let open = kept.map((_, i) => i).filter((i) => want[i] > 0);
+  while (open.length > 0 && left > 0) {
+    const share = Math.floor(left / open.length);
+    if (share === 0) {
+      // Fewer rows left than panes wanting them: one each, in listing order.
+      for (const i of open.slice(0, left)) give[i]++;
+      left = 0;
+      break;
+    }
+    for (const i of open) {
+      const add = Math.min(share, want[i] - give[i]);
+      give[i] += add;
+      left -= add;
+    }
+    open = open.filter((i) => give[i] < want[i]);
+  }
+  return {
+    items: kept.map((p, i) => ({ paneId: p.paneId, historyRows: give[i] })),
+    lineLimitClamped: kept.length < panes.length || give.some((g, i) => g < want[i]),
+    historyLeft: kept.reduce((n, p, i) => n + p.historyLines - give[i], 0),
+  };
 }
 
 /** Bytes of argv per invocation: tmux refuses a command message over ~16 KiB. */

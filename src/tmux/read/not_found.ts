@@ -20,7 +20,7 @@ export function rethrowPaneMissing(error: unknown, paneId: string): never {
 /** The error for a window id that names no window. */
 export function windowNotFound(windowId: string): ToolError {
   return new ToolError("target_not_found", `no window ${windowId}`, {
-    hint: "Call list_windows and use a windowId from it.",
+    hint: "Call list_panes and use a windowId from its rows.",
   });
 }
 
@@ -38,7 +38,7 @@ export function sessionNotFound(ref: string): ToolError {
     "target_not_found",
     `no session ${preview(ref)} (ids and exact names only)`,
     {
-      hint: "Call list_sessions and pass a sessionId ($N) or the exact session name.",
+      hint: "Call list_panes and pass a sessionId ($N) or the exact sessionName from its rows.",
     },
   );
 }

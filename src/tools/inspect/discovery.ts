@@ -150,7 +150,7 @@ export const discoveryTools = [
             throw new ToolError(
               "target_not_found",
               session === undefined ? `no window ${window}` : `no window ${window} in that session`,
-              { hint: "Call list_windows and use a windowId from it." },
+              { hint: "Call list_panes without `window` and use a windowId from its rows." },
             );
           }
         }

@@ -12,13 +12,13 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { byteLength } from "../../results.ts";
-import { captureMany } from "../../tmux/read/capture_many.ts";
+import { captureMany, planCaptures } from "../../tmux/read/capture_many.ts";
 import { listPanes } from "../../tmux/read/queries.ts";
 import { resolveSessionRef } from "../../tmux/read/session_ref.ts";
-import { hostField, pickShape } from "../../rows.ts";
+import { hostField, type PaneFacts, pickShape } from "../../rows.ts";
 import { defineTool } from "../../tool_types.ts";
 import { sessionRefSchema, tmuxId } from "../schemas.ts";
-import { compilePattern, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
+import { compilePattern, type Find, matchText, PATTERN_LIMITS } from "../../pattern/compile.ts";
 import { findOnTime, MatchPace } from "../../wait/match.ts";
 
 /** Aggregate ceilings of one search. */
@@ -58,10 +58,9 @@ export const searchTools = [
     batchable: true,
     title: "Search pane text",
     description:
-      "Find which panes show a text: matching lines with pane, window and `line` (capture_pane's " +
-      "numbering), from " +
-      "the screens (plus `scrollbackLines` of history) of all panes or one `session`; " +
-      "bounded, with what was cut disclosed.",
+      "Find which panes show or showed a text: the newest matching lines with pane, window and " +
+      "`line` (capture_pane's numbering), from the screens and history of all panes or one " +
+      "`session`; bounded, with what was cut disclosed.",
     input: z.object({
       pattern: z.string().min(1).max(SEARCH_LIMITS.patternChars),
       regex: z.boolean().optional().describe("Pattern is RE2 (no backreferences)."),
@@ -69,7 +68,9 @@ export const searchTools = [
       maxMatchesPerPane: z.int().positive().max(1000).optional().describe(
         `Default ${SEARCH_LIMITS.defaultMatchesPerPane}.`,
       ),
-      scrollbackLines: z.int().min(0).max(SEARCH_LIMITS.lines).optional().describe("Default 0."),
+      scrollbackLines: z.int().min(0).max(SEARCH_LIMITS.lines).optional().describe(
+        "Default: all history, 20,000 lines in all.",
+      ),
       session: sessionRefSchema.optional(),
     }).strict(),
     output: z.object({
@@ -81,20 +82,20 @@ export const searchTools = [
       lineLimitClamped: z.boolean(),
       byteLimitClamped: z.boolean(),
       timeLimitClamped: z.boolean(),
+      historyLinesLeft: z.int().optional().describe(
+        "History lines of the searched panes left out (by scrollbackLines or the line budget); " +
+          "absent when none.",
+      ),
       note: z.string().optional().describe("Hosts that could not be searched."),
     }).strict(),
     annotations: "inspect",
     capability: { reach: "none", effects: "observe", output: ["terminal-text"] },
     handler: async (args, ctx) => {
-      const started = Date.now();
-      const deadline = started + SEARCH_LIMITS.millis;
+      const deadline = Date.now() + SEARCH_LIMITS.millis;
       const find = compilePattern(args.pattern, {
         regex: args.regex ?? false,
         ignoreCase: args.ignoreCase ?? false,
       });
-      const perPane = args.maxMatchesPerPane ?? SEARCH_LIMITS.defaultMatchesPerPane;
-      const scrollback = args.scrollbackLines ?? 0;
-
       let panes = await listPanes(ctx.tmux, ctx.signal);
       if (args.session !== undefined) {
         const id = resolveSessionRef(panes, args.session);
@@ -105,103 +106,111 @@ export const searchTools = [
       const paneLimitClamped = panes.length > SEARCH_LIMITS.panes;
       panes = panes.slice(0, SEARCH_LIMITS.panes);
 
-      const { items, lineLimitClamped } = planCaptures(panes, scrollback);
-
-      const { texts, lineRows, failed, timedOut } = await captureMany(ctx.tmux, items, {
+      const plan = planCaptures(panes, args.scrollbackLines, SEARCH_LIMITS.lines);
+      const { texts, lineRows, failed, timedOut } = await captureMany(ctx.tmux, plan.items, {
         signal: ctx.signal,
         deadline,
       });
-
-      const matches: z.infer<typeof matchSchema>[] = [];
-      const matched = new Set<string>();
-      let bytes = 0;
-      let byteLimitClamped = false;
-      let timeLimitClamped = timedOut;
-      let searched = 0;
-      const pace = new MatchPace();
-      const bounds = { signal: ctx.signal, deadline };
-      outer: for (const item of items) {
+      const captured = plan.items.flatMap((item) => {
         const text = texts.get(item.paneId);
-        if (text === undefined) continue;
-        if (Date.now() > deadline) {
-          timeLimitClamped = true;
-          break;
-        }
-        searched++;
+        if (text === undefined) return [];
         const pane = panes.find((p) => p.paneId === item.paneId)!;
-        const lines = text.replace(/\n+$/, "").split("\n");
-        let found = 0;
-        for (let i = 0; i < lines.length && found < perPane; i++) {
-          const now = Date.now();
-          if (now > deadline) {
-            timeLimitClamped = true;
-            break outer;
-          }
-          await pace.breathe(ctx.signal, "the search was cancelled");
-          const at = await findOnTime(find, lines[i], bounds);
-          if (at === "late") {
-            timeLimitClamped = true;
-            break outer;
-          }
-          if (at < 0) continue;
-          const match = pickShape(matchSchema, {
-            ...pane,
-            line: lineRows.get(item.paneId)![i],
-            lineNumber: i + 1,
-            text: matchText(lines[i], at),
-          });
-          // The budget counts whole matches, names included, not only the matched text.
-          const size = byteLength(JSON.stringify(match));
-          if (bytes + size > SEARCH_LIMITS.matchedBytes) {
-            byteLimitClamped = true;
-            break outer;
-          }
-          bytes += size;
-          found++;
-          matched.add(pane.paneId);
-          matches.push(match);
-        }
-      }
-      if (searched === 0 && items.length > 0 && failed.length === items.length) {
+        return [{
+          pane,
+          lines: text.replace(/\n+$/, "").split("\n"),
+          rows: lineRows.get(pane.paneId)!,
+        }];
+      });
+      const scan = await scanPanes(captured, find, {
+        perPane: args.maxMatchesPerPane ?? SEARCH_LIMITS.defaultMatchesPerPane,
+        signal: ctx.signal,
+        deadline,
+      });
+      if (scan.searched === 0 && plan.items.length > 0 && failed.length === plan.items.length) {
         throw new ToolError("target_not_found", "every pane vanished before it could be read", {
           hint: "Call list_panes again.",
         });
       }
       return {
-        matches,
-        panesSearched: searched,
-        panesMatched: matched.size,
+        matches: scan.matches,
+        panesSearched: scan.searched,
+        panesMatched: new Set(scan.matches.map((m) => m.paneId)).size,
         panesFailed: failed.length,
         paneLimitClamped,
-        lineLimitClamped,
-        byteLimitClamped,
-        timeLimitClamped,
+        lineLimitClamped: plan.lineLimitClamped,
+        byteLimitClamped: scan.byteLimitClamped,
+        timeLimitClamped: timedOut || scan.timeLimitClamped,
+        ...(plan.historyLeft > 0 ? { historyLinesLeft: plan.historyLeft } : {}),
       };
     },
   }),
 ];
 
+/** One captured pane, ready to match: its joined lines and the row each starts on. */
+interface Captured {
+  pane: PaneFacts;
+  lines: string[];
+  rows: number[];
+}
+
+/** A search's matches and the ceilings that cut it short. */
+interface Scan {
+  matches: z.infer<typeof matchSchema>[];
+  /** Panes whose screen was matched (at least in part). */
+  searched: number;
+  byteLimitClamped: boolean;
+  timeLimitClamped: boolean;
+}
+
 /**
- * What to capture of each pane: the line budget is spent in listing order, and the pane that
- * crosses it gets less history; past it, panes are left out (`lineLimitClamped`).
+ * Match every captured pane's lines, newest first: first the screens of all panes, then their
+ * histories, so a ceiling (time, bytes, `perPane`) cuts the oldest lines, never a screen for a
+ * history. The matches come back in listing order, each pane's from the top.
  */
-function planCaptures(
-  panes: readonly { paneId: string; height: number; historyLines: number }[],
-  scrollback: number,
-): { items: { paneId: string; historyRows: number }[]; lineLimitClamped: boolean } {
-  let lineBudget = SEARCH_LIMITS.lines;
-  let lineLimitClamped = false;
-  const items = [];
-  for (const pane of panes) {
-    if (lineBudget < pane.height) {
-      lineLimitClamped = true;
-      break;
+async function scanPanes(
+  captured: readonly Captured[],
+  find: Find,
+  options: { perPane: number; signal: AbortSignal; deadline: number },
+): Promise<Scan> {
+  const { perPane, signal, deadline } = options;
+  const found = captured.map(() => [] as { index: number; match: z.infer<typeof matchSchema> }[]);
+  const pace = new MatchPace();
+  let bytes = 0;
+  let searched = 0;
+  const done = (clamped: Partial<Scan>): Scan => ({
+    matches: found.flatMap((hits) =>
+      hits.sort((a, b) => a.index - b.index).map((hit) => hit.match)
+    ),
+    searched,
+    byteLimitClamped: false,
+    timeLimitClamped: false,
+    ...clamped,
+  });
+  for (const screen of [true, false]) {
+    for (const [p, { pane, lines, rows }] of captured.entries()) {
+      if (screen) searched++;
+      const top = rows.findIndex((row) => row >= 0);
+      const first = top < 0 ? lines.length : top;
+      const [from, to] = screen ? [lines.length - 1, first] : [first - 1, 0];
+      for (let i = from; i >= to && found[p].length < perPane; i--) {
+        if (Date.now() > deadline) return done({ timeLimitClamped: true });
+        await pace.breathe(signal, "the search was cancelled");
+        const at = await findOnTime(find, lines[i], { signal, deadline });
+        if (at === "late") return done({ timeLimitClamped: true });
+        if (at < 0) continue;
+        const match = pickShape(matchSchema, {
+          ...pane,
+          line: rows[i],
+          lineNumber: i + 1,
+          text: matchText(lines[i], at),
+        });
+        // The budget counts whole matches, names included, not only the matched text.
+        const size = byteLength(JSON.stringify(match));
+        if (bytes + size > SEARCH_LIMITS.matchedBytes) return done({ byteLimitClamped: true });
+        bytes += size;
+        found[p].push({ index: i, match });
+      }
     }
-    const history = Math.min(scrollback, pane.historyLines);
-    const historyRows = Math.min(history, lineBudget - pane.height);
-    if (historyRows < history) lineLimitClamped = true;
-    lineBudget -= pane.height + historyRows;
-    items.push({ paneId: pane.paneId, historyRows });
   }
-  return { items, lineLimitClamped };
+  return done({});
 }

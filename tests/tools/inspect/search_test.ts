@@ -30,6 +30,7 @@ interface Result {
   lineLimitClamped?: boolean;
   byteLimitClamped?: boolean;
   timeLimitClamped?: boolean;
+  historyLinesLeft?: number;
 }
 
 async function printed(fx: TmuxFixture, target: string, needle: string): Promise<void> {
@@ -112,8 +113,17 @@ Deno.test("search_panes: scrollback, per-pane cap, RE2 syntax and its refusals",
   await printed(fx, ":1", "5000");
   const { client, close } = await connectInProcess(["-S", fx.socket]);
   try {
-    const screenOnly = await ok<Result>(client, "search_panes", { pattern: "4900" });
+    const screenOnly = await ok<Result>(client, "search_panes", {
+      pattern: "4900",
+      scrollbackLines: 0,
+    });
     assertEquals(screenOnly.matches.length, 0); // 4900 scrolled off the 24-row screen
+    const history = Number(await fx.display(":1", "#{history_size}"));
+    assertEquals(screenOnly.historyLinesLeft, history, "the history it did not search, counted");
+    // By default the whole history is searched.
+    const whole = await ok<Result>(client, "search_panes", { pattern: "4900" });
+    assertEquals(whole.matches.map((m) => [m.text, m.lineNumber]), [["4900", 4900]]);
+    assertEquals([whole.historyLinesLeft, whole.lineLimitClamped ?? false], [undefined, false]);
     const deeper = await ok<Result>(client, "search_panes", {
       pattern: "4900",
       scrollbackLines: 200,
@@ -125,7 +135,8 @@ Deno.test("search_panes: scrollback, per-pane cap, RE2 syntax and its refusals",
       regex: true,
       scrollbackLines: 200,
     });
-    assertEquals(regex.matches.map((m) => m.text), ["4900", "4901", "4902", "4903", "4904"]);
+    // The newest five, in the pane's order.
+    assertEquals(regex.matches.map((m) => m.text), ["4995", "4996", "4997", "4998", "4999"]);
     const capped = await ok<Result>(client, "search_panes", {
       pattern: "^49[0-9]{2}$",
       regex: true,
@@ -151,6 +162,45 @@ Deno.test("search_panes: scrollback, per-pane cap, RE2 syntax and its refusals",
         JSON.stringify(args).slice(0, 60),
       );
     }
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("search_panes: what scrolled away is found without being asked for, and the screen's match is kept", async () => {
+  // Ten old hits scroll into the history under 100 filler lines; one new hit is on the screen.
+  const script = "seq -f 'old-needle-%g' 0 9; " +
+    "seq -f 'filler %g' 1 100; echo gone-away; seq -f 'filler %g' 101 130; " +
+    "echo new-needle; exec sleep 100000";
+  await using fx = await TmuxFixture.start({ command: `sh -c "${script}"`, height: 24 });
+  await fx.tmux("new-window", "-d", "sh -c 'echo other pane; exec sleep 100000'");
+  await printed(fx, "%0", "new-needle");
+  await printed(fx, ":1", "other pane");
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const gone = await ok<Result>(client, "search_panes", { pattern: "gone-away" });
+    assertEquals(gone.matches.map((m) => [m.paneId, m.text]), [["%0", "gone-away"]]);
+    assert(gone.matches[0].line < 0, `in the history: ${gone.matches[0].line}`);
+    assertEquals(gone.panesSearched, 2);
+    // Eleven hits, five kept: the newest, so the one on the screen is among them.
+    const needles = await ok<Result>(client, "search_panes", { pattern: "needle" });
+    assertEquals(needles.matches.map((m) => m.text), [
+      "old-needle-6",
+      "old-needle-7",
+      "old-needle-8",
+      "old-needle-9",
+      "new-needle",
+    ]);
+    assert(needles.matches[4].line >= 0, "new-needle is on the screen");
+    // Screens only, when asked: the history left out is counted.
+    const screens = await ok<Result>(client, "search_panes", {
+      pattern: "needle",
+      scrollbackLines: 0,
+    });
+    assertEquals(screens.matches.map((m) => m.text), ["new-needle"]);
+    const history = Number(await fx.display("%0", "#{history_size}"));
+    assert(history > 100, `${history} rows of history`);
+    assertEquals(screens.historyLinesLeft, history);
   } finally {
     await close();
   }
