@@ -133,9 +133,9 @@ export const runTools = [
     toolset: "execute",
     core: true,
     title: "Wait for a command",
-    description: "Wait up to {waitMax} for the end of a run_shell_command that timed out, by " +
-      "its runId. Each answer gives only the output new since the previous one, the last also " +
-      "the exit status; on timeout call again.",
+    description: "Wait for the end of a run_shell_command that timed out, by its runId: each " +
+      "answer gives only the output new since the previous one, the last also the exit status. " +
+      "Waits up to {waitMax}; on timeout call again.",
     input: z.object({
       runId: tmuxId("run", z.string().min(1).max(64)),
       timeoutMs: z.int().min(0).optional(),
