@@ -16,6 +16,13 @@
 import type { ToolError } from "../errors.ts";
 import type { PaneEmulator } from "./emulator.ts";
 import { OutputStart, type RunOutput, startEvents } from "./run_output.ts";
+import {
+  deltaSince,
+  linesGiven,
+  positionOf,
+  type RunDelta,
+  type RunPosition,
+} from "./run_delta.ts";
 import type { OutputTap } from "./stream.ts";
 import { randomHex } from "../base/random.ts";
 import { concatBytes } from "../base/utf8.ts";
@@ -123,6 +130,26 @@ export class FrameScanner {
   }
 }
 
+/**
+ * What a line editor prints as it starts reading a line: bash's readline and zsh's zle turn
+ * bracketed paste on at each prompt. Seen before a command's start frame, it tells that the pane's
+ * shell is at a prompt again without having started the command (docs/design.md §7.9).
+ */
+const EDITOR_READS = "\x1b[?2004h";
+const LATIN1 = new TextDecoder("latin1");
+
+/** Answers' places remembered per run, by the cursor each carried (the oldest goes first). */
+const GIVEN_MAX = 32;
+
+/** An answer's place in a run's output, and what followed it until the command ended. */
+export interface Given {
+  at: RunPosition | "end";
+  /** The output after it up to the end, kept when the command ended. */
+  after?: RunDelta;
+}
+
+const NOTHING: RunDelta = { text: "", missedRows: 0, redrawn: 0 };
+
 /** Who runs a framed command: the pane, its process and its shell when it was typed. */
 interface RunOwner {
   paneId: string;
@@ -146,6 +173,8 @@ export class FramedRun implements OutputTap {
   readonly shell: string;
   readonly execs: ReadonlySet<string>;
   readonly nonce: string = frameNonce();
+  /** When the run was made, just before its line was typed (ms since epoch). */
+  readonly typedAt: number = Date.now();
   /**
    * A key was pressed into the pane while the command ran (send_keys with a key name): the next
    * busy check may find the command interrupted (docs/design.md §6.12).
@@ -159,6 +188,10 @@ export class FramedRun implements OutputTap {
   #exit: (RunOutput & { status: number }) | undefined;
   #lost: (RunOutput & { reason: ToolError }) | undefined;
   readonly #begun = Promise.withResolvers<void>();
+  #editorAt: number | undefined;
+  #editorCarry = "";
+  readonly #given = new Map<string, Given>();
+  #latest: Given | undefined;
 
   constructor(owner: RunOwner) {
     this.paneId = owner.paneId;
@@ -193,6 +226,14 @@ export class FramedRun implements OutputTap {
     return this.#lost;
   }
 
+  /**
+   * When a line editor was seen starting to read a line before the start frame (ms since epoch):
+   * the shell came back to a prompt without starting the command (see {@link EDITOR_READS}).
+   */
+  get editorAt(): number | undefined {
+    return this.#editorAt;
+  }
+
   /** The end frame came or the stream ended: nothing more will be learned. */
   get settled(): boolean {
     return this.#exit !== undefined || this.#lost !== undefined;
@@ -200,6 +241,7 @@ export class FramedRun implements OutputTap {
 
   scan(bytes: Uint8Array): Array<{ offset: number; then: (emulator: PaneEmulator) => void }> {
     if (this.settled) return [];
+    if (!this.#started && this.#editorAt === undefined) this.#seekEditor(bytes);
     const frames = this.#scanner.scan(bytes).map(({ offset, frame }) => ({
       offset,
       then: (emulator: PaneEmulator) => {
@@ -213,6 +255,7 @@ export class FramedRun implements OutputTap {
         // An end frame without a start frame cannot be ours (the shell prints them in order).
         if (!this.#started) return;
         this.#exit = { status: frame.status, ...this.#start.read(emulator) };
+        this.#resolve(emulator);
         this.#begun.resolve();
         this.onSettled?.();
       },
@@ -234,6 +277,7 @@ export class FramedRun implements OutputTap {
       ? this.#start.read(emulator)
       : { text: "", missedRows: 0 };
     this.#lost = { reason, ...output };
+    this.#resolve(emulator);
     this.#begun.resolve();
     this.onSettled?.();
   }
@@ -244,6 +288,67 @@ export class FramedRun implements OutputTap {
     if (this.#lost) return { text: this.#lost.text, missedRows: this.#lost.missedRows };
     if (!emulator || !this.#started) return { text: "", missedRows: 0 };
     return this.#start.read(emulator);
+  }
+
+  /**
+   * The output after `from` (an earlier answer's place; undefined: from the start) as the terminal
+   * shows it now, or as it was at the end; and the place an answer giving it leaves the output at.
+   */
+  since(
+    emulator: PaneEmulator | undefined,
+    from: Given | undefined,
+  ): { delta: RunDelta; next: Given } {
+    const end = this.#exit ?? this.#lost;
+    if (end) {
+      const all = { text: end.text, missedRows: end.missedRows };
+      if (!from) return { delta: { ...all, redrawn: 0 }, next: { at: "end" } };
+      const rest = from.at === "end" ? NOTHING : { ...all, redrawn: linesGiven(from.at) };
+      return { delta: from.after ?? rest, next: { at: "end" } };
+    }
+    if (!emulator || !this.#started) {
+      return { delta: NOTHING, next: from ?? { at: { kind: "none" } } };
+    }
+    const view = this.#start.view(emulator);
+    const at = from?.at === "end" ? undefined : from?.at;
+    return {
+      delta: deltaSince(view, at ?? { kind: "none" }),
+      next: { at: positionOf(view) },
+    };
+  }
+
+  /** Remember an answer's place: the next answer follows it, and `cursor` names it for a later one. */
+  gave(next: Given, cursor?: string): void {
+    this.#latest = next;
+    if (cursor === undefined) return;
+    this.#given.delete(cursor);
+    this.#given.set(cursor, next);
+    while (this.#given.size > GIVEN_MAX) this.#given.delete(this.#given.keys().next().value!);
+  }
+
+  /** The place of the answer that carried `cursor`, if it is still remembered. */
+  given(cursor: string): Given | undefined {
+    return this.#given.get(cursor);
+  }
+
+  /** The place of the newest answer (undefined before the first). */
+  get latest(): Given | undefined {
+    return this.#latest;
+  }
+
+  /** The command ended: keep what followed each answer's place, while the terminal shows it. */
+  #resolve(emulator: PaneEmulator | undefined): void {
+    if (!emulator || !this.#started) return;
+    const view = this.#start.view(emulator);
+    for (const given of new Set([...this.#given.values(), this.#latest])) {
+      if (given && given.at !== "end" && !given.after) given.after = deltaSince(view, given.at);
+    }
+  }
+
+  /** Look for {@link EDITOR_READS} in output before the start frame, split across chunks too. */
+  #seekEditor(bytes: Uint8Array): void {
+    const text = this.#editorCarry + LATIN1.decode(bytes);
+    if (text.includes(EDITOR_READS)) this.#editorAt = Date.now();
+    this.#editorCarry = text.slice(-(EDITOR_READS.length - 1));
   }
 
   /** The newest row of output holding text, for progress ("" when there is none yet). */

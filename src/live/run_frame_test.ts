@@ -1,6 +1,9 @@
-/** run_shell_command's frames (docs/design.md §7.9) found in output bytes, on their own. */
-import { assertEquals } from "../../tests/support/assert.ts";
-import { frameNonce, FrameScanner } from "./run_frame.ts";
+/**
+ * run_shell_command's frames (docs/design.md §7.9) found in output bytes, on their own, and a
+ * line editor seen reading before the start frame.
+ */
+import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { FramedRun, frameNonce, FrameScanner } from "./run_frame.ts";
 
 Deno.test("FrameScanner: frames split at any byte are found once; other nonces and malformed ones are not frames", () => {
   const nonce = frameNonce();
@@ -31,3 +34,28 @@ function split(bytes: Uint8Array, size: number): Uint8Array[] {
   for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
   return out;
 }
+
+Deno.test("FramedRun: a line editor seen reading before the start frame is noted, split across chunks too; after it, not", () => {
+  const make = () =>
+    new FramedRun({
+      paneId: "%1",
+      generation: "g1",
+      shell: "bash",
+      buffer: "tmux-mcp-0",
+      execs: new Set(),
+    });
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  for (const cut of [1, 4, 7]) {
+    const run = make();
+    const prompt = "bash: tmux: command not found\r\n\x1b[?2004h$ ";
+    const at = prompt.indexOf("\x1b") + cut;
+    run.scan(bytes(prompt.slice(0, at)));
+    assertEquals(run.editorAt, undefined, `cut ${cut}: not yet`);
+    run.scan(bytes(prompt.slice(at)));
+    assert(run.editorAt !== undefined, `cut ${cut}: seen`);
+  }
+  // Leaving bracketed paste (the editor accepted our line) is no prompt.
+  const accepted = make();
+  accepted.scan(bytes(" eval line\r\n\x1b[?2004l\r"));
+  assertEquals(accepted.editorAt, undefined);
+});

@@ -27,15 +27,16 @@ type MarkedRun = Pick<
  * Whether a busy mark is over, from its command's state and a fresh look at its pane: the end
  * frame came (or the stream ended), the pane died or was replaced (another generation), its
  * foreground program is the same shell again after a key was pressed into it (the command was
- * interrupted and will print no end frame), or it is a program the command replaces the shell
- * with (`exec python3`: the pid stays, so only the name tells; that shell will print no end
- * frame). The shell in the foreground alone proves nothing: it is also there while it runs a
- * builtin loop or between two commands of a list.
+ * interrupted and will print no end frame; or, before its start frame, the line still waiting for
+ * a shell that runs its start-up files was flushed by C-c or read as an answer), or it is a
+ * program the command replaces the shell with (`exec python3`: the pid stays, so only the name
+ * tells; that shell will print no end frame). The shell in the foreground alone proves nothing:
+ * it is also there while it runs a builtin loop or between two commands of a list.
  */
 export function markOver(run: MarkedRun, streamEnded: boolean, pane: PaneNow): boolean {
   return run.settled || streamEnded || pane.dead || pane.generation !== run.generation ||
     replaced(run, pane.currentCommand) ||
-    (run.started && run.keyPressed && pane.currentCommand === run.shell);
+    (run.keyPressed && pane.currentCommand === run.shell);
 }
 
 /**

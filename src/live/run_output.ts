@@ -12,6 +12,9 @@
  */
 import type { PaneEmulator } from "./emulator.ts";
 
+/** The output's place: from row `start` of the normal screen, or the alternate screen's text. */
+export type OutputView = { emulator: PaneEmulator; start: number } | { text: string };
+
 /** A command's rendered output and the rows that left the history before it could be read. */
 export interface RunOutput {
   text: string;
@@ -97,8 +100,17 @@ export class OutputStart {
 
   /** The output as the screen shown now holds it. */
   read(emulator: PaneEmulator): RunOutput {
-    if (emulator.alternate) return { text: alternateRows(emulator, this.#anchor), missedRows: 0 };
-    return normalRows(emulator, this.#normal ?? emulator.cursorRow);
+    const view = this.view(emulator);
+    return "text" in view ? { text: view.text, missedRows: 0 } : normalRows(emulator, view.start);
+  }
+
+  /**
+   * Where the output is now: its first row on the normal screen, or the alternate screen's text
+   * (src/live/run_delta.ts reads what is new since an earlier answer from it).
+   */
+  view(emulator: PaneEmulator): OutputView {
+    if (emulator.alternate) return { text: alternateRows(emulator, this.#anchor) };
+    return { emulator, start: this.#normal ?? emulator.cursorRow };
   }
 
   /** The newest row of output holding text ("" when there is none yet). */
@@ -113,13 +125,21 @@ export class OutputStart {
  * cursor (or a row with text below it) counts when it holds text — output without a final
  * newline — and not when the cursor waits at the start of an empty row.
  */
-function normalRows(emulator: PaneEmulator, start: number): RunOutput {
-  const end = Math.max(emulator.cursorRow, emulator.lastTextRow());
-  const last = emulator.rowText(end) !== "" ? end : end - 1;
+export function normalRows(emulator: PaneEmulator, start: number): RunOutput {
+  const last = lastOutputRow(emulator);
   if (last < start) return { text: "", missedRows: 0 };
   const from = Math.max(start, emulator.firstRow);
   if (last < from) return { text: "", missedRows: from - start };
   return { text: emulator.text(from, last), missedRows: from - start };
+}
+
+/**
+ * The last row of output on the normal screen: the cursor's row (or the last row with text below
+ * it) when it holds text, else the row above it.
+ */
+export function lastOutputRow(emulator: PaneEmulator): number {
+  const end = Math.max(emulator.cursorRow, emulator.lastTextRow());
+  return emulator.rowText(end) !== "" ? end : end - 1;
 }
 
 /**

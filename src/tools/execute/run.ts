@@ -3,7 +3,8 @@
  * status in one call (docs/design.md §7.9). The pane is checked like send_keys's (§6.2) and held
  * in the input queue only while the line is typed; from then until the command's end frame, its
  * busy mark refuses text to the pane (§6.12). wait_for_command follows a command whose call timed
- * out, by the runId that call returned, to its end (§7.9).
+ * out, by the runId that call returned, to its end, each answer giving the output that is new
+ * since the previous one (§7.9).
  */
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
@@ -12,14 +13,8 @@ import { synchronizedRunRefusal } from "../../guard/run_rules.ts";
 import { TEXT_LIMITS, textResult, textResultShape } from "../../results.ts";
 import { paneIdSchema } from "../../rows.ts";
 import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
-import {
-  awaitRun,
-  keepRun,
-  launchRun,
-  resumeRun,
-  RUN_SHELLS,
-  type RunEnd,
-} from "../../tmux/execute/run.ts";
+import { launchRun, RUN_SHELLS } from "../../tmux/execute/run.ts";
+import { awaitRun, keepRun, resumeRun, type RunEnd } from "../../tmux/execute/run_wait.ts";
 import { defineTool } from "../../tool_types.ts";
 import { generationSchema, maxBytesSchema, maxLinesSchema, tmuxId } from "../schemas.ts";
 import { ASK_TEXT, GUARDED } from "../wording.ts";
@@ -54,8 +49,8 @@ export const runTools = [
           "syntax in fish).",
       ),
       timeoutMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(
-        "How long to wait for the command to end. Default and maximum: the server's wait " +
-          "ceiling (30 s unless configured); a longer value is clamped (timeoutClamped).",
+        "How long to wait for the command to end: at most {waitMax}, the default; more is " +
+          "clamped (timeoutClamped).",
       ),
       maxLines: maxLinesSchema.optional(),
       maxBytes: maxBytesSchema.optional(),
@@ -76,9 +71,12 @@ export const runTools = [
       ),
       ...boundedShape,
       cursor: tmuxId("cursor").optional().describe(
-        "Pass it to capture_since (with waitMs) to follow the pane from here, e.g. after a timeout.",
+        "Pass it to capture_since (with waitMs) to follow the pane from here, or to " +
+          "wait_for_command as `cursor` to get the output after this answer again.",
       ),
-      runId: tmuxId("run").optional().describe("On timeout: pass it to wait_for_command."),
+      runId: tmuxId("run").optional().describe(
+        "On a timeout whose command can still be followed: pass it to wait_for_command.",
+      ),
       ...waitShape,
       note: z.string().optional(),
     }).strict(),
@@ -118,9 +116,7 @@ export const runTools = [
         signal: ctx.signal,
         onProgress: runProgress(ctx.progress, timeoutMs),
       });
-      const runId = end.outcome === "timeout" && ctx.session
-        ? keepRun(launched, ctx.session)
-        : undefined;
+      const runId = end.followable && ctx.session ? keepRun(launched, ctx.session) : undefined;
       return {
         paneId: args.paneId,
         resolvedPaneIds: [args.paneId],
@@ -138,21 +134,34 @@ export const runTools = [
     toolset: "execute",
     core: true,
     title: "Wait for a command",
-    description: "Wait for the end of a run_shell_command that timed out, by its runId: exit " +
-      "status and whole output, or timeout (call again).",
+    description: "Wait for the end of a run_shell_command that timed out, by its runId: each " +
+      "answer gives only the output new since the previous one, the last also the exit status. " +
+      "Waits up to {waitMax}; on timeout call again.",
     input: z.object({
       runId: tmuxId("run", z.string().min(1).max(64)),
       timeoutMs: z.int().min(0).optional(),
+      cursor: tmuxId("cursor", z.string().min(1).max(96)).optional().describe(
+        "An earlier answer's cursor: the output after it (an answer you lost)",
+      ),
+      whole: z.boolean().optional().describe("The whole output again"),
     }).strict(),
     output: z.object({
       runId: tmuxId("run"),
       outcome: OUTCOME,
       exitStatus: z.int().optional().describe("The command's exit status ($?), when completed."),
       output: z.string().describe(
-        "The command's whole output as the terminal shows it (so far, for a timeout), tail-first.",
+        "What the command printed (as the terminal shows it) since the previous answer for this " +
+          "runId, or since `cursor`; all of it with `whole`. Put together, the answers are the " +
+          "whole output; bounded tail-first.",
+      ),
+      redrawn: z.int().optional().describe(
+        "The program rewrote the last N lines earlier answers gave (a progress bar, a cleared " +
+          "screen): `output` starts with them again.",
       ),
       ...boundedShape,
-      cursor: tmuxId("cursor").optional().describe("Pass it to capture_since to follow the pane."),
+      cursor: tmuxId("cursor").optional().describe(
+        "Pass it to capture_since to follow the pane, or back here as `cursor`.",
+      ),
       ...waitShape,
     }).strict(),
     annotations: "inspect",
@@ -162,6 +171,11 @@ export const runTools = [
       const max = ctx.config.waitMaxMs;
       const { timeoutMs, timeoutClamped } = waitBudget(args.timeoutMs, max, max);
       const owner = ctx.session;
+      if (args.cursor !== undefined && args.whole) {
+        throw new ToolError("invalid_arguments", "cursor and whole both say where output starts", {
+          hint: "Pass cursor (the output after that answer) or whole: true (all of it), not both.",
+        });
+      }
       if (!ctx.live || !owner) {
         throw new ToolError("stale_cursor", "this session holds no command with that runId", {
           hint: "wait_for_command follows what run_shell_command started in this session.",
@@ -172,6 +186,7 @@ export const runTools = [
         timeoutMs,
         signal: ctx.signal,
         onProgress: runProgress(ctx.progress, timeoutMs),
+        from: { since: args.cursor, whole: args.whole },
       });
       return {
         runId: args.runId,
@@ -195,6 +210,7 @@ function runResult(end: RunEnd, args: { maxLines?: number; maxBytes?: number }) 
     outcome: end.outcome,
     ...(end.exitStatus === undefined ? {} : { exitStatus: end.exitStatus }),
     output: text,
+    ...(end.redrawn > 0 ? { redrawn: end.redrawn } : {}),
     ...bounded,
     ...(end.cursor ? { cursor: end.cursor } : {}),
   };

@@ -1,7 +1,8 @@
 /**
  * run_shell_command's edges (issue 29): it types only into the pane's own shell, its output
  * survives a cleared history and a switch to the alternate screen, a busy mark ends when the shell
- * that took the command was replaced or never printed its start frame, and a relative
+ * that took the command was replaced or never printed its start frame, a shell still running its
+ * start-up files runs the command once it reaches its prompt (issue 43), and a relative
  * `--socket-path` works from any pane directory. Real tmux, real shells, a real MCP client.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
@@ -182,6 +183,85 @@ Deno.test("run_shell_command: a mark ends when the shell was replaced by exec, o
     assertMatch(silent.note ?? "", /printed no start frame/);
     await ok(client, "send_keys", { paneId: pane, keys: "unset -f printf" });
     await expectRun(client, pane, "echo visible", "visible");
+  } finally {
+    await close();
+  }
+});
+
+/**
+ * The two ways a start-up file keeps bash from its first prompt until the flag file `flag` exists:
+ * an external program, and a loop of builtins in the shell itself (as nvm's or conda's set-up
+ * does; `read -t` on a FIFO nobody writes waits without a process or a busy CPU).
+ */
+const START_UPS: Array<[string, (flag: string, fifo: string) => string]> = [
+  ["an external program", (flag) => `sh -c 'until [ -e ${flag} ]; do sleep 0.05; done'`],
+  [
+    "a loop in the shell",
+    (flag, fifo) => `until [ -e ${flag} ]; do read -rt 0.05 _ <> ${fifo}; done`,
+  ],
+];
+
+/** A window running bash whose rc file prints `rc-holds`, then holds as `hold` does. */
+async function startingPane(fx: TmuxFixture, name: string, hold: string): Promise<string> {
+  const rc = `${fx.dir}/${name}.rc`;
+  await Deno.writeTextFile(rc, `PS1='$ '\necho rc-holds\n${hold}\n`);
+  const paneId = await fx.newWindow(
+    `env -i PATH=${PANE_PATH} HOME=${fx.dir} TERM=screen bash --rcfile ${rc}`,
+    "=run:",
+  );
+  assert(await eventually(async () => (await screen(fx, paneId)).includes("rc-holds")), "rc");
+  // The start-up file runs in bash's own process group: bash is the pane's program throughout.
+  await foreground(fx, paneId, "bash");
+  return paneId;
+}
+
+Deno.test("a shell still running its start-up files runs the command once it reaches its prompt: within the call, or followed by wait_for_command; nothing is left typed", async () => {
+  await using fx = await server();
+  const { client, close } = await connectInProcess(["-S", fx.socket]);
+  try {
+    const fifo = `${fx.dir}/fifo`;
+    assert((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success, "mkfifo");
+    for (const [i, [what, hold]] of START_UPS.entries()) {
+      // Within the call: the start-up file ends while the call waits.
+      const inCall = `${fx.dir}/in-call-${i}`;
+      const pane = await startingPane(fx, `in-call-${i}`, hold(inCall, fifo));
+      const running = run(client, pane, "echo ran-in-call", { timeoutMs: 20_000 });
+      assert(await eventually(async () => (await screen(fx, pane)).includes("save-buffer")), what);
+      await Deno.writeTextFile(inCall, "");
+      const ran = await running;
+      assertEquals(
+        [ran.outcome, ran.exitStatus, ran.output],
+        ["completed", 0, "ran-in-call"],
+        what,
+      );
+
+      // Beyond the call: a runId that follows the command to its end once the shell reads it.
+      const later = `${fx.dir}/later-${i}`;
+      const slow = await startingPane(fx, `later-${i}`, hold(later, fifo));
+      const first = await ok<Ran & { runId?: string }>(client, "run_shell_command", {
+        paneId: slow,
+        command: "echo ran-later",
+        timeoutMs: 300,
+      });
+      assertEquals([first.outcome, first.output], ["timeout", ""], what);
+      assertMatch(first.note ?? "", /has not read the command's line yet .* start-up files/);
+      assert(first.runId !== undefined, `${what}: a runId to follow it`);
+      // The pane stays busy: text would be read after the waiting line.
+      const busy = await fails(client, "send_keys", { paneId: slow, keys: "echo other" });
+      assertEquals(busy.code, "busy", what);
+      await Deno.writeTextFile(later, "");
+      let end = await ok<Ran>(client, "wait_for_command", { runId: first.runId });
+      for (let n = 0; end.outcome === "timeout" && n < 30; n++) {
+        end = await ok<Ran>(client, "wait_for_command", { runId: first.runId });
+      }
+      assertEquals([end.outcome, end.exitStatus, end.output], ["completed", 0, "ran-later"], what);
+      // Nothing left typed: no withdrawn line printing `no buffer`, no buffer of ours left.
+      await expectRun(client, slow, "echo after", "after");
+      for (const paneId of [pane, slow]) {
+        assert(!(await screen(fx, paneId)).includes("no buffer"), `${what}: ${paneId}`);
+      }
+      assertEquals(await fx.tmux("list-buffers"), "", what);
+    }
   } finally {
     await close();
   }

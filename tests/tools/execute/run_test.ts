@@ -279,7 +279,9 @@ Deno.test("run_shell_command: a shell that cannot read the command back (no tmux
     assert(await eventually(async () => (await screen(fx, pane)).includes("$")), "prompt");
     const ran = await run(client, pane, "echo never", { timeoutMs: 200 });
     assertEquals([ran.outcome, ran.output], ["timeout", ""]);
-    assertMatch(ran.note ?? "", /did not start the command .* withdrawn and will not run/);
+    assertMatch(ran.note ?? "", /read the line but did not start the command, so it was withdrawn/);
+    // Withdrawn: no runId to follow something that will never run.
+    assertEquals((ran as { runId?: string }).runId, undefined);
     // The start grace (2 s) was waited; the bound is only "it ended", generous on a busy machine.
     assert(ran.elapsedMs >= 2000 && ran.elapsedMs < 20_000, `${ran.elapsedMs} ms`);
     assertEquals(await fx.tmux("list-buffers"), "", "the buffer was deleted");
