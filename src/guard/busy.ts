@@ -15,10 +15,17 @@ export type InputKind = "text" | "keys";
 /**
  * What send_keys (or a send_keys_batch row) sends: key presses only when `keys` is one tmux key
  * name pressed as such (not `literal`), a single character (`q`, `y`), or nothing (Enter alone).
+ * A sequence is judged whole: key presses when its items are key names and at most one single
+ * character among them, so a command spelled out one character per item is still text.
  */
-export function keysKind(keys: string, literal: boolean): InputKind {
-  const presses = keys === "" || [...keys].length === 1 || pressesKey(keys, literal);
-  return presses ? "keys" : "text";
+export function keysKind(keys: string | readonly string[], literal: boolean): InputKind {
+  const items = typeof keys === "string" ? [keys] : keys;
+  let characters = 0;
+  for (const item of items) {
+    if (item === "" || pressesKey(item, literal)) continue;
+    if ([...item].length !== 1 || ++characters > 1) return "text";
+  }
+  return "keys";
 }
 
 /** What the busy rule decides for one pane: let the input through, note a key press, or refuse. */

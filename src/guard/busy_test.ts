@@ -33,6 +33,23 @@ Deno.test("keysKind: a key name, one character or Enter alone are key presses; t
   }
 });
 
+Deno.test("keysKind: a sequence is judged whole: key names and at most one character are key presses", () => {
+  const cases: Array<[string[], boolean, InputKind]> = [
+    [["Escape", "Enter"], false, "keys"],
+    [["C-c", "Up", "Enter"], false, "keys"],
+    [["y", "Enter"], false, "keys"],
+    [["Down", "Down", "q"], false, "keys"],
+    [["Escape", ":wq"], false, "text"],
+    // A command spelled one character per item is still text.
+    [["r", "m", "Enter"], false, "text"],
+    [["Escape"], true, "text"],
+    [["q"], true, "keys"],
+  ];
+  for (const [keys, literal, want] of cases) {
+    assertEquals(keysKind(keys, literal), want, `${JSON.stringify(keys)} literal=${literal}`);
+  }
+});
+
 Deno.test("busyVerdict: a free pane passes all; a busy one refuses text with busy and lets key presses through, noted", () => {
   const cases: Array<[boolean, InputKind, "pass" | "note_key" | "busy"]> = [
     [false, "text", "pass"],

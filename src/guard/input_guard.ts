@@ -36,11 +36,13 @@ export interface InputTarget {
 }
 
 /**
- * What an input call sends, as the input guard judges it: send_keys' keys (key presses pass a
- * busy pane, §6.12) or paste_text's paste (its own rules). Left out, the input is text
- * (run_shell_command's typed line).
+ * What an input call sends, as the input guard judges it: send_keys' keys, one or a sequence
+ * judged whole (key presses pass a busy pane, §6.12), or paste_text's paste (its own rules). Left
+ * out, the input is text (run_shell_command's typed line).
  */
-export type SentInput = { keys: string; literal: boolean } | { paste: PasteInput };
+export type SentInput =
+  | { keys: string | readonly string[]; literal: boolean }
+  | { paste: PasteInput };
 
 /** Text or key presses only, for the busy rule. */
 function kindOf(input: SentInput | undefined): InputKind {

@@ -3,6 +3,7 @@
  * of its text is shown (a batch's rows by where their input goes) and how every character that
  * could hide or fake something is escaped. Pure: no tmux, no person.
  */
+import { pressesKey } from "../tmux/execute/input.ts";
 
 /**
  * The most characters of the call's text one question shows — about a dozen lines of a terminal,
@@ -37,13 +38,13 @@ type CallPreview =
   | { tooLong: number };
 
 /**
- * Lines previewing the text a call would send: `keys`, `text`, `command`, or the rows of
- * `operations` (from `scope.fromRow` on) whose receivers include a pane asked about — by where
- * the input goes, not by the row's `paneId`, so a row typed into a synchronized partner of a
- * watched pane is shown. Every text is shown whole or not at all, at most
- * {@link QUESTION_TEXT_CHARS} characters in all; nothing the call does not itself carry. Batch
- * rows from the first that does not fit on are counted, not shown, and not in `rows`; when the
- * call's own text or the first row does not fit, the answer is `tooLong`.
+ * Lines previewing the text a call would send: `keys` (one, or a sequence shown whole), `text`,
+ * `command`, or the rows of `operations` (from `scope.fromRow` on) whose receivers include a pane
+ * asked about — by where the input goes, not by the row's `paneId`, so a row typed into a
+ * synchronized partner of a watched pane is shown. Every text is shown whole or not at all, at
+ * most {@link QUESTION_TEXT_CHARS} characters in all; nothing the call does not itself carry.
+ * Batch rows from the first that does not fit on are counted, not shown, and not in `rows`; when
+ * the call's own text or the first row does not fit, the answer is `tooLong`.
  */
 export function callPreview(args: unknown, scope: PreviewScope): CallPreview {
   const rows = new Map<number, string[]>();
@@ -61,6 +62,7 @@ export function callPreview(args: unknown, scope: PreviewScope): CallPreview {
   if (typeof a.keys === "string") {
     return whole("Keys", a.keys, (a.literal === true ? " (typed literally)" : "") + then(a));
   }
+  if (Array.isArray(a.keys)) return sequencePreview(a.keys, a.literal === true, then(a), rows);
   if (typeof a.text === "string") {
     return whole("Text", a.text, a.enter === true ? ", then Enter" : "");
   }
@@ -94,10 +96,33 @@ export function callPreview(args: unknown, scope: PreviewScope): CallPreview {
   return { lines, rows };
 }
 
+/**
+ * A send_keys sequence, shown whole on one line in the order it is sent: each key pressed as
+ * `key <name>`, each text quoted (so a typed "Escape" never reads as the key), at most
+ * {@link QUESTION_TEXT_CHARS} characters of them in all.
+ */
+function sequencePreview(
+  items: readonly unknown[],
+  literal: boolean,
+  after: string,
+  rows: Map<number, string[]>,
+): CallPreview {
+  const texts = items.map((item) => typeof item === "string" ? item : String(item));
+  const chars = texts.reduce((sum, item) => sum + characters(item), 0);
+  if (chars > QUESTION_TEXT_CHARS) return { tooLong: chars };
+  const shown = texts.map((item) => pressesKey(item, literal) ? `key ${item}` : visible(item));
+  return {
+    lines: [`Keys, in order: ${shown.join(", ")}${literal ? " (typed literally)" : ""}${after}`],
+    rows,
+  };
+}
+
 /** What a call's text is, for a message about it: told apart as {@link callPreview} does. */
 export function textKind(args: unknown): "command" | "row's keys" | "text" {
   const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  if (typeof a.keys === "string" || typeof a.text === "string") return "text";
+  if (typeof a.keys === "string" || Array.isArray(a.keys) || typeof a.text === "string") {
+    return "text";
+  }
   if (typeof a.command === "string") return "command";
   return Array.isArray(a.operations) ? "row's keys" : "text";
 }

@@ -145,3 +145,21 @@ Deno.test("a text that fits is asked about in full and allow once covers it", as
   assert(asked[0].includes(`Text: "${text(QUESTION_TEXT_CHARS)}"\n`));
   assert(calls.permits(pane));
 });
+
+Deno.test("a send_keys sequence is shown whole on one line, keys named and texts quoted, or not asked about", () => {
+  const table: Array<[Record<string, unknown>, string[] | { tooLong: number }]> = [
+    [{ keys: ["Escape", ":wq"] }, ['Keys, in order: key Escape, ":wq", then Enter']],
+    [{ keys: ["Escape", "C-c"], literal: true, enter: false }, [
+      'Keys, in order: "Escape", "C-c" (typed literally)',
+    ]],
+    // What could hide something is escaped; a typed key name is quoted, so never read as a key.
+    [{ keys: ["ok\x1b[2J", "Up"], enter: false }, ['Keys, in order: "ok\\x1b[2J", key Up']],
+    // The whole sequence counts against the limit, not each item.
+    [{ keys: [text(600), "Tab", text(400)] }, { tooLong: 1_003 }],
+  ];
+  for (const [args, expected] of table) {
+    const shown = callPreview(args, scope);
+    if (Array.isArray(expected)) assertEquals(shown, { lines: expected, rows: new Map() });
+    else assertEquals(shown, expected);
+  }
+});

@@ -1,7 +1,8 @@
 /**
  * Telling a pane's answer to input apart from the echo of that input (docs/design.md §7.10): which
- * lines are the echo (never matched by a wait's pattern), and whether output came beyond the line
- * the input was typed on (what starts a quiet timer). Pure: it reads a terminal, never tmux.
+ * lines are the echo (never matched by a wait's pattern), whether output came beyond the line
+ * the input was typed on (what starts a quiet timer), and what the cursor rests after (what the
+ * default wait reads). Pure: it reads a terminal, never tmux.
  */
 import type { PaneEmulator } from "./emulator.ts";
 
@@ -89,4 +90,16 @@ export function outputBeyondInput(
   while (emulator.isWrapped(inputLast + 1)) inputLast++;
   return emulator.lastTextRow() > Math.max(inputLast, spot.last) ||
     (changed && emulator.cursorRow < spot.cursorRow);
+}
+
+/**
+ * The text of the terminal cursor's row left of the cursor, blanks kept (what the default wait
+ * after input reads, §7.10 rule 5); undefined under the alternate screen, where a full-screen
+ * program's cursor says nothing about input being awaited.
+ */
+export function leftOfCursor(emulator: PaneEmulator): string | undefined {
+  if (emulator.alternate) return undefined;
+  const buffer = emulator.buffer;
+  const line = buffer.getLine(buffer.baseY + buffer.cursorY);
+  return line?.translateToString(false, 0, buffer.cursorX) ?? "";
 }

@@ -1,10 +1,11 @@
 /**
  * `waitFor` on the input tools (docs/design.md §7.10): a read mark taken just before the input,
- * under the pane's input queue, then a wait until the output is quiet, a line matches, or the
- * foreground program changed; the answer is what capture_since would return for that mark. The
- * input tools' entry to the wait engine: the plan and the mark here, the waits in
- * src/wait/input_wait.ts (over src/wait/scan.ts live, src/wait/poll.ts without), the quiet and
- * program-change hooks in src/wait/input_watch.ts, the echo rules in src/live/echo.ts.
+ * under the pane's input queue, then a wait until the program waits for input (the default), the
+ * output is quiet, a line matches, or the foreground program changed; the answer is what
+ * capture_since would return for that mark. The input tools' entry to the wait engine: the plan
+ * and the mark here, the waits in src/wait/input_wait.ts (over src/wait/scan.ts live,
+ * src/wait/poll.ts without), the quiet, readiness and program-change hooks in
+ * src/wait/input_watch.ts and src/wait/prompt.ts, the echo rules in src/live/echo.ts.
  */
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
@@ -21,17 +22,17 @@ import { screenLines } from "./poll.ts";
 import { waitProgress } from "./progress.ts";
 
 /**
- * The `waitFor` argument, shared by send_keys, paste_text and send_keys_batch. It carries no
- * prose and no bounds in its schema: it appears in three tools, and send_keys's description says
- * once what it does (every byte here is sent to the model three times). planWait checks the
- * numbers.
+ * The `waitFor` argument, shared by send_keys, paste_text and send_keys_batch. Its fields are
+ * described once, on send_keys; the other two advertise it without prose
+ * (src/tools/execute/input.ts: every byte here would be sent to the model three times). No bounds
+ * in the schema: planWait checks the numbers.
  */
 export const waitForSchema = z.object({
-  quietMs: z.number().optional(),
-  pattern: z.string().optional(),
-  regex: z.boolean().optional(),
-  programChange: z.boolean().optional(),
-  timeoutMs: z.number().optional(),
+  quietMs: z.number().optional().describe("Or: once output stopped this long."),
+  pattern: z.string().optional().describe("Or: at a line matching this (literal unless regex)."),
+  regex: z.boolean().optional().describe("pattern is RE2."),
+  programChange: z.boolean().optional().describe("Or: once the foreground program changes."),
+  timeoutMs: z.number().optional().describe("Default 30 s, at most {waitMax}."),
 }).strict();
 
 export type { InputStart, WaitPlan };
@@ -44,7 +45,7 @@ export const waitForShape = {
   ...z.object(textResultShape).partial().shape,
   cursor: tmuxId("cursor").optional().describe("For capture_since or wait_for_text (live mode)."),
   outcome: z.enum(OUTCOMES).optional().describe(
-    "With waitFor: quiet, matched, program_changed (see currentCommand), timeout, pane_died, " +
+    "With waitFor: prompt (waitFor: {}), quiet, matched, program_changed (see currentCommand), timeout, pane_died, " +
       "server_gone.",
   ),
   currentCommand: z.string().optional().describe("The new foreground program."),
@@ -55,17 +56,14 @@ export const waitForShape = {
 };
 
 /**
- * Check `waitFor` before anything is sent: at least one condition, the pattern through the shared
- * compiler and its limits, the timeout clamped to the wait ceiling (disclosed, never refused).
+ * Check `waitFor` before anything is sent: the pattern through the shared compiler and its
+ * limits, the timeout clamped to the wait ceiling (disclosed, never refused). Naming no condition
+ * asks for the default: until the program waits for input (docs/design.md §7.10 rule 5).
  */
 export function planWait(waitFor: WaitFor | undefined, ctx: InspectContext): WaitPlan | undefined {
   if (waitFor === undefined) return undefined;
   const { quietMs, pattern, regex = false, programChange = false } = waitFor;
-  if (quietMs === undefined && pattern === undefined && !programChange) {
-    throw new ToolError("invalid_arguments", "waitFor names no condition to wait for", {
-      hint: "Pass quietMs (e.g. 500), pattern, or programChange: true; or leave waitFor out.",
-    });
-  }
+  const ready = quietMs === undefined && pattern === undefined && !programChange;
   atLeast("quietMs", quietMs, 1);
   atLeast("timeoutMs", waitFor.timeoutMs, 0);
   if (pattern !== undefined && (pattern === "" || byteLength(pattern) > PATTERN_LIMITS.chars)) {
@@ -82,6 +80,7 @@ export function planWait(waitFor: WaitFor | undefined, ctx: InspectContext): Wai
     quietMs: quietMs === undefined ? undefined : Math.ceil(quietMs),
     find,
     programChange,
+    ready,
     ...waitBudget(waitFor.timeoutMs, WAIT_DEFAULT_MS, ctx.config.waitMaxMs),
   };
 }

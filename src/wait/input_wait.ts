@@ -1,27 +1,31 @@
 /**
- * The waits after input (docs/design.md §7.10 rules 3–6), live and polled, on the engine's parts:
+ * The waits after input (docs/design.md §7.10 rules 3–7), live and polled, on the engine's parts:
  * the stream scan (src/wait/scan.ts) or the poller (src/wait/poll.ts), the echo rules
- * (src/live/echo.ts), the quiet and program-change hooks (src/wait/input_watch.ts) and the pane's
- * fate (src/wait/fate.ts). Each answers what capture_since would return for the input's mark.
+ * (src/live/echo.ts), the quiet, readiness and program-change hooks (src/wait/input_watch.ts,
+ * src/wait/prompt.ts) and the pane's fate (src/wait/fate.ts). Each answers what capture_since
+ * would return for the input's mark.
  */
 import type { ReadMark } from "../live/cursor.ts";
 import { formatCursor } from "../live/cursor.ts";
-import { type InputSpot, isEcho, outputBeyondInput } from "../live/echo.ts";
+import { type InputSpot, isEcho, leftOfCursor, outputBeyondInput } from "../live/echo.ts";
 import { rowsSince } from "../live/row_changes.ts";
 import type { OutputTap, PaneStream } from "../live/stream.ts";
 import type { Find } from "../pattern/compile.ts";
 import type { MatchBounds } from "../pattern/pool.ts";
 import { TEXT_LIMITS, textResult } from "../results.ts";
+import { snapshotPane } from "../tmux/read/capture.ts";
 import type { InspectContext } from "../tool_types.ts";
 import { fateAtTimeout, goneOrThrow } from "./fate.ts";
 import { type InputVerdict, InputWatch } from "./input_watch.ts";
 import { type LineTest, MatchPace, tryLine } from "./match.ts";
 import { NO_LIVE, POLL_MS, pollUntil, screenLines } from "./poll.ts";
+import { leftOfColumn, type Readiness, readiness } from "./prompt.ts";
 import { scanStream } from "./scan.ts";
 import { beyondInput, linesNotIn } from "./screen_lines.ts";
 
 /** How a wait after input ends. */
 export const OUTCOMES = [
+  "prompt",
   "quiet",
   "matched",
   "program_changed",
@@ -36,6 +40,8 @@ export interface WaitPlan {
   quietMs?: number;
   find?: Find;
   programChange: boolean;
+  /** The default, when no condition is named: until the program waits for input (rule 5). */
+  ready: boolean;
   timeoutMs: number;
   timeoutClamped: boolean;
 }
@@ -112,7 +118,11 @@ export async function liveWait(
       ...extra,
     };
   };
-  const watch = new InputWatch(ctx, start, plan);
+  const watch = new InputWatch(ctx, start, plan, () => {
+    const emulator = stream.emulator;
+    if (!emulator) return undefined;
+    return readiness(emulator.alternate, leftOfCursor(emulator) ?? "");
+  });
   const tests = testsOf(plan);
   try {
     const end = await scanStream(stream, {
@@ -164,7 +174,7 @@ async function matchesIn(
 }
 
 /**
- * Without live mode: poll the screen (§7.10 rule 6). Output beyond the input's line is a change in
+ * Without live mode: poll the screen (§7.10 rule 7). Output beyond the input's line is a change in
  * any line but the last (the input's), or more lines; a line matches when it was not on the
  * screen before.
  */
@@ -184,7 +194,7 @@ export async function polledWait(
     ...extra,
     note: `${start.polledWhy ?? NO_LIVE}: text is the pane's screen, polled every ${POLL_MS} ms`,
   });
-  const watch = new InputWatch(ctx, start, plan);
+  const watch = new InputWatch(ctx, start, plan, () => polledReadiness(ctx, start.paneId));
   const tests = testsOf(plan);
   const bounds = { signal: ctx.signal, deadline };
   const pace = new MatchPace();
@@ -206,4 +216,19 @@ export async function polledWait(
   });
   if (verdict) return answer(verdict.outcome, verdictExtra(verdict));
   return answer(await fateAtTimeout(ctx, start));
+}
+
+/**
+ * Without live mode, where the cursor rests: one snapshot of the pane (its cursor, whether the
+ * alternate screen is on, its rows). A look that fails is no answer; the poll explains a pane gone.
+ */
+async function polledReadiness(ctx: InspectContext, paneId: string): Promise<Readiness> {
+  try {
+    const { state, text } = await snapshotPane(ctx.tmux, paneId, ctx.signal);
+    const row = text.split("\n")[state.cursorY] ?? "";
+    return readiness(state.alternateOn, leftOfColumn(row, state.cursorX));
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    return undefined;
+  }
 }

@@ -25,14 +25,14 @@ export function newScreenLines(prev: readonly string[], next: readonly string[])
   return next.filter((line, i) => prev[i] !== line);
 }
 
-/** Lines of `next` that were not on the screen before the input (`waitFor`, §7.10 rule 6). */
+/** Lines of `next` that were not on the screen before the input (`waitFor`, §7.10 rule 7). */
 export function linesNotIn(before: ReadonlySet<string>, next: readonly string[]): string[] {
   return next.filter((line) => !before.has(line));
 }
 
 /**
  * Whether `next` shows output beyond the input's line, which was the last of `before` (what
- * starts `waitFor`'s quiet timer without live mode, §7.10 rule 6): more lines, or a changed line
+ * starts `waitFor`'s quiet timer without live mode, §7.10 rule 7): more lines, or a changed line
  * other than that last one.
  */
 export function beyondInput(before: readonly string[], next: readonly string[]): boolean {

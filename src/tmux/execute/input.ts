@@ -58,15 +58,18 @@ interface KeysDelivery {
   paneId: string;
   /** Every pane the input reaches, `paneId` first (a large text is pasted into each). */
   receivers: readonly string[];
-  keys: string;
+  /** One key or text, or a sequence of them sent in order. */
+  keys: string | readonly string[];
   literal: boolean;
   enter: boolean;
 }
 
 /**
- * Type `keys` into a pane (pressing it when it names a key and `literal` is false), then Enter.
- * Small text is one `send-keys` argument after `--`; larger text is pasted unchanged from a
- * private buffer into every receiver, which is exactly what typing it would have delivered.
+ * Type `keys` into a pane (pressing each item that names a key when `literal` is false), in
+ * order, then Enter. Small text is one `send-keys` argument after `--`, and consecutive items go
+ * in one tmux invocation while their text fits {@link ARGV_TEXT_BYTES}; a larger item is pasted
+ * unchanged from a private buffer into every receiver, in its place, which is exactly what typing
+ * it would have delivered.
  */
 export async function sendKeys(
   ctx: TmuxContext,
@@ -74,25 +77,37 @@ export async function sendKeys(
   signal?: AbortSignal,
 ): Promise<void> {
   const paneId = paneArg(delivery.paneId);
-  // The tool checked the text (no NUL, at most its byte limit) before the guard.
-  const bytes = encoder.encode(delivery.keys);
+  const items = typeof delivery.keys === "string" ? [delivery.keys] : delivery.keys;
   const enter: TmuxCommand[] = delivery.enter ? [["send-keys", "-t", paneId, "Enter"]] : [];
-  if (bytes.length > ARGV_TEXT_BYTES) {
-    // No key name is this long, so typing it and pasting it unchanged deliver the same bytes.
-    await pasteThroughBuffer(ctx, delivery.receivers, bytes, { raw: true, bracketed: false }, {
-      after: enter,
-      signal,
-    });
-    return;
+  let chain: TmuxCommand[] = [];
+  let chained = 0;
+  const flush = async (after: readonly TmuxCommand[] = []) => {
+    const commands = [...chain, ...after];
+    chain = [];
+    chained = 0;
+    if (commands.length > 0) await ctx.runner.run(commands, { effects: "possible", signal });
+  };
+  for (const [index, keys] of items.entries()) {
+    // The tool checked the text (no NUL, at most its byte limit) before the guard.
+    const bytes = encoder.encode(keys);
+    if (bytes.length > ARGV_TEXT_BYTES) {
+      await flush();
+      // No key name is this long, so typing it and pasting it unchanged deliver the same bytes.
+      const last = index === items.length - 1;
+      await pasteThroughBuffer(ctx, delivery.receivers, bytes, { raw: true, bracketed: false }, {
+        after: last ? enter : [],
+        signal,
+      });
+      if (last) return;
+      continue;
+    }
+    if (keys === "") continue;
+    if (chained + bytes.length > ARGV_TEXT_BYTES) await flush();
+    const typed = !pressesKey(keys, delivery.literal);
+    chain.push(["send-keys", ...(typed ? ["-l"] : []), "-t", paneId, "--", keys]);
+    chained += bytes.length;
   }
-  const commands: TmuxCommand[] = [];
-  if (delivery.keys !== "") {
-    const typed = !pressesKey(delivery.keys, delivery.literal);
-    commands.push(["send-keys", ...(typed ? ["-l"] : []), "-t", paneId, "--", delivery.keys]);
-  }
-  commands.push(...enter);
-  if (commands.length === 0) return;
-  await ctx.runner.run(commands, { effects: "possible", signal });
+  await flush(enter);
 }
 
 /** Press Enter in a pane (tmux copies it to synchronized partners). */

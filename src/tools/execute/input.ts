@@ -19,7 +19,7 @@ import {
 } from "../../tmux/execute/input.ts";
 import { type ActingContext, defineTool } from "../../tool_types.ts";
 import { paneIdSchema, windowIdSchema } from "../../rows.ts";
-import { checkInputText, INPUT_MAX_BYTES } from "../schemas.ts";
+import { checkInputText, INPUT_MAX_BYTES, PROSE_FREE } from "../schemas.ts";
 import { tmuxId } from "../schemas.ts";
 import { GUARDED } from "../wording.ts";
 import { sleepOrCancel } from "../../wait/poll.ts";
@@ -55,14 +55,51 @@ const sentSchema = z.object({
   ),
 }).shape;
 
-/** The tool's contract for one send: something to send, and text tmux can carry. */
-function checkKeys(keys: string, enter: boolean): void {
+/** The most items one send_keys sequence holds (a batch's most rows). */
+const SEQUENCE_MAX = 64;
+
+/**
+ * The tool's contract for one send: something to send, and text tmux can carry. A sequence holds
+ * 1 to {@link SEQUENCE_MAX} items, none empty, within {@link INPUT_MAX_BYTES} in all.
+ */
+function checkKeys(keys: string | readonly string[], enter: boolean): void {
+  if (typeof keys !== "string") return checkSequence(keys);
   if (keys === "" && !enter) {
     throw new ToolError("invalid_arguments", "keys is empty and enter is false: nothing to send", {
       hint: 'Pass the text or key to send, e.g. {keys: "C-c", enter: false}.',
     });
   }
   checkInputText(keys, "keys");
+}
+
+/** {@link checkKeys} for a sequence. */
+function checkSequence(keys: readonly string[]): void {
+  if (keys.length < 1 || keys.length > SEQUENCE_MAX) {
+    throw new ToolError(
+      "invalid_arguments",
+      `keys lists ${keys.length} items; a sequence takes 1 to ${SEQUENCE_MAX}`,
+      {
+        hint:
+          "Send a longer sequence in several calls, in order (enter: false on all but the last).",
+      },
+    );
+  }
+  const empty = keys.indexOf("");
+  if (empty >= 0) {
+    throw new ToolError("invalid_arguments", `keys[${empty}] is empty`, {
+      hint: 'Leave it out: Enter follows the last item unless enter: false; or list "Enter".',
+    });
+  }
+  keys.forEach((item, i) => checkInputText(item, `keys[${i}]`));
+  checkInputText(keys.join(""), "keys (all items together)");
+}
+
+/** What of `keys` is typed rather than pressed, as lines: its echo (none when only keys). */
+function typedText(keys: string | readonly string[], literal: boolean): string | undefined {
+  const items = typeof keys === "string" ? [keys] : keys;
+  // A key pressed between two texts ends the line the first was typed on, as far as its echo goes.
+  const typed = items.map((item) => pressesKey(item, literal) ? "\n" : item).join("");
+  return typed.trim() === "" ? undefined : typed;
 }
 
 /**
@@ -72,7 +109,13 @@ function checkKeys(keys: string, enter: boolean): void {
  */
 async function sendOne(
   ctx: ActingContext,
-  op: { paneId: string; keys: string; literal?: boolean; enter?: boolean; force?: boolean },
+  op: {
+    paneId: string;
+    keys: string | readonly string[];
+    literal?: boolean;
+    enter?: boolean;
+    force?: boolean;
+  },
   plan?: WaitPlan,
 ): Promise<InputTarget & { start?: InputStart }> {
   const enter = op.enter ?? true;
@@ -80,8 +123,7 @@ async function sendOne(
   checkKeys(op.keys, enter);
   return await withInputGuard(ctx, op.paneId, op.force ?? false, async (target) => {
     // A key pressed has no echo to skip; typed text does.
-    const typed = pressesKey(op.keys, literal) ? undefined : op.keys;
-    const start = plan && await markBeforeInput(ctx, target.pane, typed);
+    const start = plan && await markBeforeInput(ctx, target.pane, typedText(op.keys, literal));
     await sendKeys(ctx.tmux, {
       paneId: op.paneId,
       receivers: target.resolvedPaneIds,
@@ -91,6 +133,16 @@ async function sendOne(
     }, ctx.signal);
     return { ...target, start };
   }, { keys: op.keys, literal });
+}
+
+/**
+ * `waitFor` advertised without prose: send_keys describes its fields once, and the model reads
+ * every tool's schema on every turn (docs/design.md §4).
+ */
+function bareWaitFor() {
+  const schema = waitForSchema.optional();
+  PROSE_FREE.add(schema, {});
+  return schema;
 }
 
 /** With `waitFor`, wait after the input and answer what came (nothing without it). */
@@ -105,15 +157,19 @@ export const inputTools = [
     toolset: "execute",
     core: true,
     title: "Type or press keys in a pane",
-    description: "Press a key or type text. `keys` is ONE tmux key name spelled exactly (C-c, " +
-      'Escape, Up, Tab, F1…), pressed, or else text typed as is ("end", "^c" are text). Enter ' +
-      'follows unless `enter: false` (interrupt: `{keys: "C-c", enter: false}`). Multi-line ' +
-      "text: paste_text. `waitFor` returns the output once quiet, matched or the program " +
-      "changed: for REPLs, TUIs, prompts; a shell command's exit status: run_shell_command; " +
-      "output already coming: wait_for_text. " + GUARDED,
+    description: "Press keys or type text. `keys` is a tmux key name spelled exactly (C-c, " +
+      'Escape, Up, Tab, F1…), pressed, or else text typed as is ("end", "^c" are text), or a ' +
+      'list of these sent in order (`["Escape", ":wq"]`). Enter follows unless `enter: false` ' +
+      '(interrupt: `{keys: "C-c", enter: false}`). Multi-line text: paste_text. `waitFor: {}` ' +
+      "returns the output once the program awaits input: output stopped, the cursor after " +
+      "prompt text (`>>> `, `Name: `, `(Pdb) `, `$ `) or a full-screen program settled; else " +
+      "timeout (e.g. a read on an empty line). For REPLs, TUIs, prompts; a shell command's exit " +
+      "status: run_shell_command; output already coming: wait_for_text. Waits match each " +
+      "rendered line, trailing blanks trimmed, never your input's echo. " + GUARDED,
     input: z.object({
       paneId: paneIdSchema,
-      keys: z.string().max(INPUT_MAX_BYTES),
+      // No length bound in the schema: checkKeys bounds the bytes, with a hint.
+      keys: z.union([z.string(), z.array(z.string())]),
       literal: z.boolean().optional().describe("Type even a key name as text."),
       enter: z.boolean().optional(),
       force: forceSchema.optional(),
@@ -156,7 +212,7 @@ export const inputTools = [
           paneId: stablePaneId,
         }).strict(),
       ).min(1).max(64).describe("The key sends to run, in order, one pane each."),
-      waitFor: waitForSchema.optional(),
+      waitFor: bareWaitFor(),
     }).strict(),
     output: z.object({
       completed: z.int(),
@@ -211,7 +267,7 @@ export const inputTools = [
       text: z.string().min(1).max(INPUT_MAX_BYTES),
       enter: z.boolean().optional().describe(`Press Enter ${PASTE_ENTER_DELAY_MS} ms after.`),
       force: forceSchema.optional(),
-      waitFor: waitForSchema.optional(),
+      waitFor: bareWaitFor(),
     }).strict(),
     output: z.object({
       ...sentSchema,

@@ -111,7 +111,8 @@ export const waitTools = [
     core: true,
     title: "Wait for text in a pane",
     description: "Wait (at most {waitMax}) until a pane shows a line matching `patterns` " +
-      "(matched) or `stop` (stopped), instead of polling. Without `cursor`, only lines shown after the call began " +
+      "(matched) or `stop` (stopped), instead of polling; lines match as rendered, trailing " +
+      "blanks trimmed. Without `cursor`, only lines shown after the call began " +
       'count. ECHO TRAP: typed commands are echoed, so after send_keys "make; echo BUILD-OK" ' +
       'BUILD-OK matches at once: type "make; echo BUILD-$((1))-OK" and wait for BUILD-1-OK, or ' +
       "use run_shell_command.",

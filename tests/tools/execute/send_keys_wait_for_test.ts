@@ -163,9 +163,9 @@ Deno.test("waitFor: a pattern waits for delayed output, not for the echoed comma
     assertEquals(regex.outcome, "matched", JSON.stringify(regex));
     assert(lines(regex).includes("DONE-42"), regex.text);
 
-    // Refused before anything is sent: no condition, a pattern RE2 rejects.
+    // Refused before anything is sent: a quietMs below 1, a pattern RE2 rejects.
     assertEquals(
-      (await fails(client, "send_keys", { paneId: "%0", keys: "echo X", waitFor: {} }))
+      (await fails(client, "send_keys", { paneId: "%0", keys: "echo X", waitFor: { quietMs: 0 } }))
         .code,
       "invalid_arguments",
     );
