@@ -106,6 +106,11 @@ export async function launchRun(
   const script = runScript(shell, socket, buffer, run.nonce, request.command);
   live.runs.add(run, stream);
   try {
+    await ctx.beforeInput?.([paneId], [
+      { key: "C-u" },
+      { text: typedLine(socket, buffer) },
+      { key: "Enter" },
+    ]);
     await ctx.runner.run([
       ["load-buffer", "-b", buffer, "-"],
       ["send-keys", "-t", paneArg(paneId), "C-u"],
