@@ -13,6 +13,10 @@ import { firstFrame } from "./first_frame.ts";
 import { keyBytes } from "./key_bytes.ts";
 import { PartedFile, type RecordPlace } from "./files.ts";
 
+/** The marker before a paste into a program whose bracketed-paste mode the stream has not seen. */
+const UNKNOWN_PASTE_MODE = "paste: the program's bracketed-paste mode is not known (set before " +
+  "recording began), so the markers tmux adds when it is on are not recorded";
+
 /** Where a recording goes and whom it tells. */
 export interface RecordingPlace {
   place: RecordPlace;
@@ -120,7 +124,11 @@ export class PaneRecording implements OutputObserver {
         if (input.text !== "") this.#event("i", input.text);
       } else if ("paste" in input) {
         const body = input.paste.replaceAll("\n", "\r");
-        this.#event("i", emulator?.bracketedPaste ? `\x1b[200~${body}\x1b[201~` : body);
+        // tmux adds the markers when the program asked for them; a stream knows only once it
+        // has seen the program say so (tmux 3.3 has no format for it).
+        const bracketed = emulator?.bracketedPaste;
+        if (bracketed === undefined) this.#event("m", UNKNOWN_PASTE_MODE);
+        this.#event("i", bracketed ? `\x1b[200~${body}\x1b[201~` : body);
       } else {
         const bytes = emulator && keyBytes(input.key, emulator.keyModes);
         if (bytes === undefined) this.#event("m", `key ${input.key}`);
