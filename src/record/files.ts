@@ -161,6 +161,12 @@ export class RecordPlace {
         `${this.path} holds more than its cap of ${this.caps.dirBytes} bytes in files still ` +
           "being written",
       );
+    } else if (this.#total > this.caps.dirBytes) {
+      // Nothing could be removed: stop rather than list the directory again at every write.
+      this.stop(
+        `${this.path} is over its cap of ${this.caps.dirBytes} bytes and its oldest files ` +
+          "could not be removed",
+      );
     }
   }
 

@@ -152,9 +152,19 @@ export class PaneRecording implements OutputObserver {
     this.#finish();
   }
 
+  /**
+   * Append one event; a failure ends this recording. It runs inside the stream's own handling of
+   * output, which nothing of the recorder's may break (docs/design.md §11.4).
+   */
   #event(code: "o" | "i" | "m" | "r", data: string): void {
     if (this.#ended) return;
-    if (!this.#file.write(castEvent(this.#seconds(), code, data))) this.#finish();
+    let written = false;
+    try {
+      written = this.#file.write(castEvent(this.#seconds(), code, data));
+    } catch {
+      // A part's first frame could not be drawn: the recording ends here.
+    }
+    if (!written) this.#finish();
   }
 
   #seconds(): number {

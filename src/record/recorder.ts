@@ -218,6 +218,10 @@ class CallRecord implements CallAudit {
   }
 
   begin(tool: AuditedTool, args: unknown): void {
+    safely(() => this.#begin(tool, args));
+  }
+
+  #begin(tool: AuditedTool, args: unknown): void {
     this.#tool = tool;
     this.#args = args;
     this.#started = performance.now();
@@ -239,6 +243,10 @@ class CallRecord implements CallAudit {
   }
 
   consent(note: ConsentNote): void {
+    safely(() => this.#consent(note));
+  }
+
+  #consent(note: ConsentNote): void {
     this.#notes.push(note);
     if ("answer" in note) {
       this.#session.note({
@@ -258,6 +266,10 @@ class CallRecord implements CallAudit {
   }
 
   end(ended: CallEnd): void {
+    safely(() => this.#end(ended));
+  }
+
+  #end(ended: CallEnd): void {
     const tool = this.#tool;
     if (!tool || !this.#session.present()) return;
     const ms = Math.round(performance.now() - this.#started);
@@ -324,5 +336,14 @@ class CallRecord implements CallAudit {
     } catch {
       // Never a tool call's failure (docs/design.md §11.4).
     }
+  }
+}
+
+/** Run a hook's work; a bug of the recorder's never reaches the call (docs/design.md §11.4). */
+function safely(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // The call goes on; what was not recorded is missing from the files.
   }
 }
