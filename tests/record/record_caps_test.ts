@@ -9,6 +9,7 @@ import { connectInProcess, ok } from "../support/client.ts";
 import { TmuxFixture } from "../support/fixture.ts";
 import {
   actionLog,
+  agentPane,
   ASCIINEMA,
   asciinemaCat,
   castFile,
@@ -36,7 +37,7 @@ Deno.test("past the caps, recordings continue in parts and the oldest closed fil
   ]);
   let pane = "";
   try {
-    pane = (await ok<{ paneId: string }>(client, "create_session", { name: "agent" })).paneId;
+    pane = await agentPane(client, fx, "agent");
     // About 250 KB of output: four times what the directory may hold.
     for (let round = 1; round <= 5; round++) {
       const ran = await ok<{ exitStatus: number }>(client, "run_shell_command", {

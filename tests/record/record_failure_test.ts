@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { connectInProcess, ok } from "../support/client.ts";
 import { type TmuxFixture, TmuxFixture as Fixture } from "../support/fixture.ts";
-import { actionLog, cleanShells, sessionDirs } from "../support/recordings.ts";
+import { actionLog, agentPane, cleanShells, sessionDirs } from "../support/recordings.ts";
 
 /** Whether this process can make a file immutable (root with CAP_LINUX_IMMUTABLE, and a file system that has the flag). */
 async function chattr(flag: "+i" | "-i", ...paths: string[]): Promise<boolean> {
@@ -22,8 +22,12 @@ const ROOT =
     .trim() === "0";
 
 /** Every kind of call keeps working: create, run, type, read. */
-async function everyCallWorks(client: Parameters<typeof ok>[0], name: string): Promise<void> {
-  const pane = (await ok<{ paneId: string }>(client, "create_session", { name })).paneId;
+async function everyCallWorks(
+  client: Parameters<typeof ok>[0],
+  fx: TmuxFixture,
+  name: string,
+): Promise<void> {
+  const pane = await agentPane(client, fx, name);
   const ran = await ok<{ exitStatus: number; output: string }>(client, "run_shell_command", {
     paneId: pane,
     command: "echo still-$((40+2))",
@@ -58,7 +62,7 @@ Deno.test("a read-only recording directory: every call works, stderr says once t
   }
   const { client, close, stderr } = await server(fx, dir);
   try {
-    await everyCallWorks(client, "agent");
+    await everyCallWorks(client, fx, "agent");
   } finally {
     await close();
     if (ROOT) await chattr("-i", dir);
@@ -74,10 +78,10 @@ Deno.test("the recording directory removed while recording: every call works, st
   const dir = `${fx.dir}/records`;
   const { client, close, stderr } = await server(fx, dir);
   try {
-    await everyCallWorks(client, "before");
+    await everyCallWorks(client, fx, "before");
     assertEquals(sessionDirs(dir).length, 1);
     await Deno.remove(dir, { recursive: true });
-    await everyCallWorks(client, "after");
+    await everyCallWorks(client, fx, "after");
   } finally {
     await close();
   }
@@ -96,7 +100,7 @@ Deno.test("recording files that can no longer be written: every call works, stde
   const { client, close, stderr } = await server(fx, dir);
   const [session, files] = [{ path: "" }, [] as string[]];
   try {
-    await everyCallWorks(client, "before");
+    await everyCallWorks(client, fx, "before");
     session.path = sessionDirs(dir)[0];
     files.push(...[...Deno.readDirSync(session.path)].map((e) => `${session.path}/${e.name}`));
     if (!await chattr("+i", ...files)) {
@@ -104,7 +108,7 @@ Deno.test("recording files that can no longer be written: every call works, stde
       return;
     }
     // A write now fails as it would on a full disk: recording stops, the calls go on.
-    await everyCallWorks(client, "after");
+    await everyCallWorks(client, fx, "after");
   } finally {
     await close();
     await chattr("-i", ...files);
@@ -135,4 +139,34 @@ Deno.test("--no-live: calls are logged, and the log says once per pane that its 
   assertMatch(unrecorded[0].why as string, /--no-live/);
   assertEquals(log.filter((l) => l.kind === "done").length, 3);
   assertEquals([...Deno.readDirSync(session)].map((e) => e.name), ["actions.jsonl"]);
+});
+
+Deno.test("past the live connection cap, recording attaches nothing more: the log says the pane is not recorded", async () => {
+  await using fx = await Fixture.start();
+  await cleanShells(fx);
+  const dir = `${fx.dir}/records`;
+  const { client, close, built } = await connectInProcess(
+    ["-S", fx.socket, "--record", dir],
+    {},
+    { maxConnections: 1 },
+  );
+  const panes: string[] = [];
+  try {
+    for (const name of ["first", "second"]) {
+      const pane = (await ok<{ paneId: string }>(client, "create_session", { name })).paneId;
+      await ok(client, "send_keys", { paneId: pane, keys: `echo ${name}` });
+      panes.push(pane);
+    }
+    // The first session's recording holds the one connection; nothing attached for the second.
+    assertEquals(built.live?.stats().connections, 1);
+  } finally {
+    await close();
+  }
+  const log = actionLog(sessionDirs(dir)[0]);
+  const recording = log.filter((l) => l.kind === "recording");
+  assertEquals(recording.map((l) => [l.event, l.paneId]), [
+    ["started", panes[0]],
+    ["not_recorded", panes[1]],
+  ]);
+  assertMatch(recording[1].why as string, /already follows 1 sessions live/);
 });

@@ -9,6 +9,7 @@ import { connectInProcess, ok } from "../support/client.ts";
 import { TmuxFixture } from "../support/fixture.ts";
 import {
   actionLog,
+  agentPane,
   ASCIINEMA,
   asciinemaCat,
   castFile,
@@ -27,7 +28,7 @@ Deno.test("a pane printing forged log lines and asciicast headers, and an agent 
   const { client, close } = await connectInProcess(["-S", fx.socket, "--record", dir]);
   let pane = "";
   try {
-    pane = (await ok<{ paneId: string }>(client, "create_session", { name: "agent" })).paneId;
+    pane = await agentPane(client, fx, "agent");
     // The command's own text holds forged lines: it is logged whole, as data.
     const command = `cat <<'EOF'\n${FORGED_LOG}\n${FORGED_CAST}\n${FORGED_EVENT}\nEOF\n` +
       // A separator JSON leaves bare, NEL, an invalid byte and the halves of a split "€".

@@ -13,6 +13,7 @@ import { askingClient, connectInProcess, fails, ok } from "../support/client.ts"
 import { eventually, TmuxFixture } from "../support/fixture.ts";
 import {
   actionLog,
+  agentPane,
   ASCIINEMA,
   asciinemaCat,
   castFile,
@@ -56,9 +57,10 @@ Deno.test("a recorded session: its action log holds every call and decision, and
   );
   const pipe = `${fx.dir}/pipe`;
   let pane = "";
+  let firstSize = "";
   try {
-    const made = await ok<{ paneId: string }>(client, "create_session", { name: "agent" });
-    pane = made.paneId;
+    pane = await agentPane(client, fx, "agent");
+    firstSize = await fx.display(pane, "#{pane_width}x#{pane_height}");
     // tmux's own copy of everything the pane prints from now on: the witness.
     await fx.tmux("pipe-pane", "-o", "-t", pane, `cat >> ${pipe}`);
     const first = await ok<{ exitStatus: number }>(client, "run_shell_command", {
@@ -87,6 +89,12 @@ Deno.test("a recorded session: its action log holds every call and decision, and
       await eventually(async () => (await fx.display(pane, "#{pane_current_command}")) === "bash"),
     );
     await ok(client, "run_shell_command", { paneId: pane, command: "echo THE-END" });
+    // A resize is an event of its own.
+    await fx.tmux("resize-window", "-t", "=agent:", "-x", "100", "-y", "30");
+    const cast = () => Deno.readTextFile(`${sessionDirs(dir)[0]}/local-p${pane.slice(1)}.cast`);
+    const size = await fx.display(pane, "#{pane_width}x#{pane_height}");
+    assertEquals(size.startsWith("100x"), true);
+    assert(await eventually(async () => (await cast()).includes(`"r","${size}"`)));
     // The person's pane: refused once, then allowed once.
     const refused = await fails(client, "send_keys", { paneId: watched, keys: "echo from-agent" });
     assertEquals(refused.code, "target_denied");
@@ -156,10 +164,7 @@ Deno.test("a recorded session: its action log holds every call and decision, and
   // The recording: asciicast v2, input before its echo, a marker for each call that touched it.
   const file = `${session}/local-p${pane.slice(1)}.cast`;
   const { header, events } = castFile(file);
-  assertEquals(
-    `${header.width}x${header.height}`,
-    await fx.display(pane, "#{pane_width}x#{pane_height}"),
-  );
+  assertEquals(`${header.width}x${header.height}`, firstSize);
   const marks = events.filter((e) => e[1] === "m").map((e) => e[2]);
   assert(marks.some((m) => /^#\d+ run_shell_command$/.test(m)), marks.join());
   const input = events.findIndex((e) => e[1] === "i" && e[2] === "print('py' + 'thon', 6*7)");

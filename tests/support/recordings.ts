@@ -4,7 +4,8 @@
  * one, under `script` for the terminal it opens) turns a recording into.
  */
 import { assert } from "./assert.ts";
-import { cleanEnv, type TmuxFixture } from "./fixture.ts";
+import { ok } from "./client.ts";
+import { cleanEnv, eventually, type TmuxFixture } from "./fixture.ts";
 
 /** Whether asciinema is installed; tests that need it say they are skipped when it is not. */
 export const ASCIINEMA: boolean = await new Deno.Command("asciinema", {
@@ -115,4 +116,21 @@ export async function cleanShells(fx: TmuxFixture): Promise<void> {
     `env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=${fx.dir} TERM=screen PS1='$ ' ` +
       "bash --norc --noprofile",
   );
+}
+
+/**
+ * A new session made by the agent (create_session) whose pane runs its shell, ready for
+ * run_shell_command (until it has exec'd the shell, the pane runs `env`).
+ */
+export async function agentPane(
+  client: Parameters<typeof ok>[0],
+  fx: TmuxFixture,
+  name: string,
+): Promise<string> {
+  const pane = (await ok<{ paneId: string }>(client, "create_session", { name })).paneId;
+  assert(
+    await eventually(async () => (await fx.display(pane, "#{pane_current_command}")) === "bash"),
+    `the shell of ${pane} did not start`,
+  );
+  return pane;
 }
