@@ -220,9 +220,9 @@ export class RecordFile {
    * Append `text` in one write (looping only if the system takes part of it); false when it was
    * not written. A failure stops recording; `last` tries even once stopped, and never stops it.
    */
-  write(text: string, last = false): boolean {
+  write(text: string | Uint8Array, last = false): boolean {
     if (!this.#file || (this.#place.stopped && !last)) return false;
-    const bytes = encoder.encode(text);
+    const bytes = typeof text === "string" ? encoder.encode(text) : text;
     try {
       let done = 0;
       while (done < bytes.length) done += this.#file.writeSync(bytes.subarray(done));
@@ -284,13 +284,14 @@ export class PartedFile {
 
   /** Append `text`, in a new part when the current one is full; false when nothing was written. */
   write(text: string): boolean {
-    const size = encoder.encode(text).length;
-    const full = this.#writes > 0 && rotates(this.#file!.size, size, this.#place.caps.fileBytes);
+    const bytes = encoder.encode(text);
+    const full = this.#writes > 0 &&
+      rotates(this.#file!.size, bytes.length, this.#place.caps.fileBytes);
     if (!this.#file || full) {
       if (!this.#next()) return false;
     }
     this.#writes++;
-    return this.#file!.write(text);
+    return this.#file!.write(bytes);
   }
 
   /** Write a last line even though recording stopped (best effort), and close. */

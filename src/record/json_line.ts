@@ -13,8 +13,10 @@ const LINE_BREAKING = /[\u0085\u2028\u2029]/g;
 
 /** `value` as JSON on one line, ended by "\n"; nothing inside it breaks a line for any reader. */
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(
-    LINE_BREAKING,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  ) + "\n";
+  const json = JSON.stringify(value);
+  // A flood's chunks rarely hold one: `includes` finds out far faster than a regular expression.
+  const breaks = json.includes("\u0085") || json.includes("\u2028") || json.includes("\u2029");
+  if (!breaks) return json + "\n";
+  return json.replace(LINE_BREAKING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) +
+    "\n";
 }

@@ -71,11 +71,6 @@ export class SessionRecorder implements PlaceListener {
     });
   }
 
-  /** The session's directory, unless recording could not start. */
-  get dir(): string | undefined {
-    return this.#dir;
-  }
-
   /** The audit of one call on one host (see {@link CallAudit}). */
   call(where: CallPlace): CallAudit {
     return new CallRecord(this, where);
