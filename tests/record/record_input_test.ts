@@ -58,6 +58,8 @@ Deno.test("i events hold exactly the bytes the pane received, in normal and appl
     for (const keys of KEYS) await ok(client, "send_keys", { paneId, keys, enter: false });
     await ok(client, "send_keys", { paneId, keys: "Up", literal: true });
     await ok(client, "send_keys", { paneId, keys: "C-Up", enter: false });
+    // A sequence: keys and text in order, in one call.
+    await ok(client, "send_keys", { paneId, keys: ["seq", "Left", "C-a", "é"], enter: false });
     await ok(client, "paste_text", { paneId, text: "one\ntwo\r\nthree", enter: true });
     await ok(client, "send_keys", { paneId, keys: "y".repeat(9000), enter: false });
     await ok(client, "send_keys_batch", {
