@@ -82,7 +82,7 @@ async function main(): Promise<number | undefined> {
     return 0;
   }
   const { config } = outcome;
-  const denied = sshDenied(config);
+  const denied = sshDenied(config) ?? recordDenied(config);
   if (denied) {
     say(denied);
     return 2;
@@ -149,6 +149,23 @@ async function tmuxDenied(tmuxVersion: () => Promise<string>, config: Config): P
     }`,
   );
   return true;
+}
+
+/**
+ * Recording writes only where the person allows (docs/design.md §11.3): with `--record DIR` but no
+ * permission to read and write DIR (Deno needs read for stat and readDir), one line
+ * saying how, before anything starts.
+ */
+function recordDenied(config: Config): string | undefined {
+  if (!config.record) return undefined;
+  const path = config.record.dir;
+  const granted = (["read", "write"] as const).every((name) =>
+    Deno.permissions.querySync({ name, path }).state === "granted"
+  );
+  if (granted) return undefined;
+  return `--record needs permission to read and write ${path}: start with ` +
+    `--allow-read=${path} --allow-write=${path} (deno task start:record, with TMUX_MCP_RECORD ` +
+    "set to the directory); a compiled binary cannot record";
 }
 
 /** The startup lines: version, socket, toolsets and tool count, and a warning when it is none. */

@@ -18,6 +18,7 @@ import { ControlRoute } from "./tmux/control/route.ts";
 import { callerIdentity } from "./tmux/core/caller.ts";
 import { RemoteHealth } from "./tmux/ssh/health.ts";
 import { type RemoteHost, remoteHost } from "./tmux/ssh/remote_host.ts";
+import { RecordPlace } from "./record/files.ts";
 
 /** Options of {@link TmuxHost}. */
 export interface TmuxHostOptions {
@@ -27,7 +28,7 @@ export interface TmuxHostOptions {
    */
   config:
     & Pick<Config, "socket" | "live">
-    & Partial<Pick<Config, "ssh" | "sshConfig" | "sshControlDir">>;
+    & Partial<Pick<Config, "ssh" | "sshConfig" | "sshControlDir" | "record">>;
   /** Environment reader (Deno.env.get behind permission checks, or a test's own map). */
   env: EnvReader;
   /** Diagnostics sink (stderr in main.ts); never stdout. */
@@ -82,6 +83,12 @@ export class TmuxHost {
    * @internal
    */
   readonly health?: RemoteHealth;
+  /**
+   * Where sessions on this host record, with `--record` (docs/design.md §11); only the local host
+   * has one, and remote panes are recorded into it.
+   * @internal
+   */
+  readonly record?: RecordPlace;
   #closed = false;
 
   /** Build the host; nothing is started until a session calls a tool. */
@@ -119,7 +126,8 @@ export class TmuxHost {
     this.health = remote
       ? new RemoteHealth(remote, (signal) => runner.version(signal), log)
       : undefined;
-    const { ssh = [], sshConfig, sshControlDir } = options.config;
+    const { ssh = [], sshConfig, sshControlDir, record } = options.config;
+    if (record && !remote) this.record = new RecordPlace(record.dir, record, log);
     this.remotes = new Map(
       remote ? [] : ssh.map((spec) => {
         const made = remoteHost(spec, { sshConfig, sshControlDir, env: options.env, log });

@@ -42,6 +42,7 @@ import { type ProgressExtra, progressFor } from "./server/call.ts";
 import { callOnHosts, type HostCalls, hostSurface } from "./server/host_call.ts";
 import { CAPABILITIES_RESOURCE, capabilitiesText } from "./server/capabilities.ts";
 import { resultForSurface } from "./server/hints.ts";
+import { SessionRecorder } from "./record/recorder.ts";
 
 export { CAPABILITIES_URI, serverInstructions } from "./server/instructions.ts";
 export { callTool } from "./server/call.ts";
@@ -175,6 +176,8 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
   );
   // What this session started (a runId, §7.9) is redeemed only with this token.
   const owner = {};
+  // With --record, this session's action log and pane recordings (docs/design.md §11).
+  const recorder = host.record ? new SessionRecorder(host.record, version) : undefined;
   // Elicitation is the client's capability; the server declares nothing for it.
   const clientAnswers = () => server.getClientCapabilities()?.elicitation?.form !== undefined;
   const session = {
@@ -188,6 +191,7 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
     clientAnswers,
     tools,
     apps,
+    recorder,
   };
   server.setRequestHandler(CallToolRequestSchema, callHandler(session));
 
@@ -212,9 +216,15 @@ export function createMcpSession(host: TmuxHost, options: McpSessionOptions): Mc
     // The SDK's transports fit McpTransport; the cast only widens their message type back.
     connect: (transport) => server.connect(transport as unknown as Transport),
     tools: tools.map((t) => t.name),
-    close: () => server.close(),
+    close: () => {
+      recorder?.close();
+      return server.close();
+    },
   };
-  server.onclose = () => result.onclose?.();
+  server.onclose = () => {
+    recorder?.close();
+    result.onclose?.();
+  };
   return result;
 }
 
@@ -232,6 +242,8 @@ interface SessionParts {
   clientAnswers: () => boolean;
   tools: readonly ToolSpec[];
   apps: readonly ToolSpec[];
+  /** This session's recording, with `--record` (docs/design.md §11). */
+  recorder?: SessionRecorder;
 }
 
 /** The request data a call handler reads. */
@@ -271,8 +283,9 @@ function callHandler(parts: SessionParts) {
       invoke: ActingContext["invoke"],
     ): ActingContext => {
       const target = host.remotes.get(name) ?? host;
+      const audit = parts.recorder?.call({ host: name, live: target.live, signal: extra.signal });
       return {
-        tmux: target.tmux,
+        tmux: audit ? audit.tmux(target.tmux) : target.tmux,
         config,
         signal: extra.signal,
         live: target.live,
@@ -284,12 +297,14 @@ function callHandler(parts: SessionParts) {
           grants: parts.remoteGrants.get(name) ?? grants,
           elicit: config.ask && parts.clientAnswers() ? elicitFor(parts, extra) : undefined,
           timeoutMs: config.askTimeoutMs,
+          observe: audit && ((note) => audit.consent(note)),
         }),
         channels: target.channels,
         progress: progressFor(extra),
         manifest: TOOLS,
         session: parts.owner,
         invoke,
+        audit,
       };
     };
     // A nested call cannot nest again.

@@ -7,6 +7,7 @@ import type { ShotGate } from "./render/gate.ts";
 import type { ChannelWaiters } from "./tmux/manage/channels.ts";
 import type { ToolResult } from "./results.ts";
 import type { CallConsent } from "./guard/ask.ts";
+import type { CallAudit } from "./record/audit.ts";
 
 /** Rows of the annotation table (docs/design.md §1.7). */
 export type AnnotationClass = "inspect" | "batch" | "setter" | "ordered" | "execute" | "teardown";
@@ -50,6 +51,8 @@ export interface InspectContext {
   readonly manifest: readonly ToolSpec[];
   /** The MCP session calling, by identity: what it started (a runId) is found only by it. */
   readonly session?: object;
+  /** What the recorder learns of this call (docs/design.md §11.5); absent without `--record`. */
+  readonly audit?: CallAudit;
 }
 
 /** What a manage, execute or teardown handler gets: the read context plus the input queue. */

@@ -41,6 +41,12 @@ const HTTP_TOKEN_MIN = 16;
 /** Bounds of `--ask-timeout-ms`: how long a person has to answer (docs/design.md §6.11). */
 export const ASK_TIMEOUT_MS = { default: 120_000, min: 1_000, max: 600_000 } as const;
 
+/** Bounds of `--record-file-bytes`: one recording file's size before it continues in a new part. */
+const RECORD_FILE_BYTES = { default: 64 << 20, min: 4_096, max: 1 << 30 } as const;
+
+/** Bounds of `--record-dir-bytes`: the recording directory's size before its oldest files go. */
+const RECORD_DIR_BYTES = { default: 1 << 30, min: 16_384, max: 2 ** 40 } as const;
+
 /** What an option reads, given to its `apply` by parse.ts (control characters already refused). */
 export interface OptionInput {
   /** The flag: its text (each text of a repeated one), `true` for a given switch, or undefined. */
@@ -55,6 +61,8 @@ export interface OptionContext {
   readonly tools: ReadonlySet<string>;
   /** The `--http` address; set only for the options of scope `http`. */
   readonly http?: NonNullable<Config["http"]>;
+  /** The `--record` directory and caps so far; set only for the options of scope `record`. */
+  readonly record?: NonNullable<Config["record"]>;
 }
 
 /** Fields of {@link Config} an option sets. */
@@ -63,7 +71,8 @@ export type ConfigPart = { -readonly [K in keyof Config]?: Config[K] };
 /**
  * One option. `scope` says how parse.ts treats it: `socket` options are resolved together, level by
  * level (socket.ts); `setting` options are applied in order; `http` ones need `--http`, and their
- * variables are read only with it; `action` ones (help, version) stop parsing.
+ * variables are read only with it; `ssh` ones need `--ssh` and `record` ones `--record`; `action`
+ * ones (help, version) stop parsing.
  */
 export interface OptionSpec {
   /** The long flag, without `--`. */
@@ -80,7 +89,7 @@ export interface OptionSpec {
   readonly envHelp?: string;
   /** The `--help` description, one entry a line. */
   readonly help: readonly string[];
-  readonly scope: "socket" | "setting" | "http" | "ssh" | "action";
+  readonly scope: "socket" | "setting" | "http" | "ssh" | "record" | "action";
   /** The flag may be given more than once (`--ssh`). */
   readonly multiple?: true;
   /** The option's fields of {@link Config}, checked; absent for `socket` and `action`. */
@@ -337,6 +346,58 @@ export const OPTIONS: readonly OptionSpec[] = [
       const { value } = input.pick();
       return value === undefined ? {} : { sshControlDir: nonEmpty(input.pick()) };
     },
+  },
+  {
+    name: "record",
+    type: "string",
+    arg: "DIR",
+    env: ["TMUX_MCP_RECORD"],
+    help: [
+      "keep an action log and asciicast recordings of the panes touched in DIR",
+      "(they hold everything typed, secrets too); needs --allow-read=DIR",
+      "--allow-write=DIR (deno task start:record); a compiled binary cannot record",
+    ],
+    scope: "setting",
+    apply: (input) => {
+      const { value } = input.pick();
+      if (value === undefined) return {};
+      const dir = nonEmpty(input.pick());
+      return {
+        record: {
+          dir,
+          fileBytes: RECORD_FILE_BYTES.default,
+          dirBytes: RECORD_DIR_BYTES.default,
+        },
+      };
+    },
+  },
+  {
+    name: "record-file-bytes",
+    type: "string",
+    arg: "N",
+    env: ["TMUX_MCP_RECORD_FILE_BYTES"],
+    help: [
+      `one recording file's size before it goes on in a new part, ${range(RECORD_FILE_BYTES)}`,
+      `(default ${RECORD_FILE_BYTES.default})`,
+    ],
+    scope: "record",
+    apply: (input, { record }) => ({
+      record: { ...record!, fileBytes: bounded(input.pick(), RECORD_FILE_BYTES, "bytes") },
+    }),
+  },
+  {
+    name: "record-dir-bytes",
+    type: "string",
+    arg: "N",
+    env: ["TMUX_MCP_RECORD_DIR_BYTES"],
+    help: [
+      `DIR's size before its oldest closed files are removed, ${range(RECORD_DIR_BYTES)}`,
+      `(default ${RECORD_DIR_BYTES.default})`,
+    ],
+    scope: "record",
+    apply: (input, { record }) => ({
+      record: { ...record!, dirBytes: bounded(input.pick(), RECORD_DIR_BYTES, "bytes") },
+    }),
   },
   { name: "help", short: "h", type: "boolean", env: [], help: ["show this help"], scope: "action" },
   {

@@ -46,6 +46,9 @@ const SAMPLES: Record<string, { value: string; other: string; bad: string }> = {
   ssh: { value: "box1=user@box", other: "box2=other", bad: "Box=x" },
   "ssh-config": { value: "/tmp/agent_ssh_config", other: "/tmp/other", bad: "x\x01" },
   "ssh-control-dir": { value: "/run/user/0", other: "/tmp", bad: "x\x01" },
+  record: { value: "/tmp/records", other: "/tmp/other-records", bad: "" },
+  "record-file-bytes": { value: "1048576", other: "2097152", bad: "100" },
+  "record-dir-bytes": { value: "10485760", other: "20971520", bad: "1k" },
 };
 
 /** The options a variable can set, with the argv both forms share (HTTP options need --http). */
@@ -55,6 +58,8 @@ const WITH_ENV = OPTIONS.filter((o) => o.env.length > 0).map((option) => ({
     ? ["--http", "8765"]
     : option.scope === "ssh"
     ? ["--ssh", "box9=box9"]
+    : option.scope === "record"
+    ? ["--record", "/tmp/records"]
     : [],
   flagArgs: (value: string) =>
     option.type === "boolean" ? [`--${option.name}`] : [
@@ -71,7 +76,7 @@ Deno.test("option table: every option has help, a unique name, and its variables
   for (const option of OPTIONS) {
     assert(option.help.length > 0 && option.help.every((l) => l.trim() !== ""), option.name);
     assertEquals(option.arg !== undefined, option.type === "string", `${option.name}: arg`);
-    const applied = ["setting", "http", "ssh"].includes(option.scope);
+    const applied = ["setting", "http", "ssh", "record"].includes(option.scope);
     assertEquals(option.apply !== undefined, applied, `${option.name}: apply`);
     // Only --http and the actions have no variable: everything else can be set from a client
     // configuration's environment.

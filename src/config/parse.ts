@@ -103,6 +103,16 @@ export function parseConfig(
     }
     if (config.ssh?.length) Object.assign(config, option.apply!(input(option), context));
   }
+  // The caps shape --record's directory: without it they would be silently ignored.
+  if (config.record) config.record = { ...config.record, dir: absolute(config.record.dir, cwd) };
+  for (const option of byScope("record")) {
+    if (read(option, 0).value !== undefined && !config.record) {
+      throw new ConfigError(`--${option.name} needs --record DIR`);
+    }
+    if (config.record) {
+      Object.assign(config, option.apply!(input(option), { ...context, record: config.record }));
+    }
+  }
   return { kind: "run", config: deepFreeze(config as Config) };
 }
 

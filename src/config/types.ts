@@ -59,6 +59,15 @@ export interface Config {
   readonly sshConfig?: string;
   /** `--ssh-control-dir`: where ssh puts the masters' sockets (`~/.ssh` by default). */
   readonly sshControlDir?: string;
+  /**
+   * `--record DIR`: the action log and pane recordings of every session go there, with their caps
+   * (docs/design.md §11); absent, nothing is recorded.
+   */
+  readonly record?: {
+    readonly dir: string;
+    readonly fileBytes: number;
+    readonly dirBytes: number;
+  };
 }
 
 /** What the command line asks for. */

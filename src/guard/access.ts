@@ -59,6 +59,8 @@ export class AccessCheck {
   #first?: ToolError;
   readonly #panes = new Map<string, AccessPane>();
   readonly #receivers?: Receivers;
+  /** Every pane checked, with the generation the listing showed: what the recorder logs. */
+  readonly #checked = new Map<string, string>();
 
   /** Checks for one preflight of `action`; `receivers` when the call sends input. */
   constructor(ctx: ActingContext, action: string, receivers?: Receivers) {
@@ -69,14 +71,23 @@ export class AccessCheck {
 
   /** Check one pane; a pane the person allowed (this call, or a grant) passes. */
   check(pane: AccessPane, rules: AccessRules): void {
+    this.#checked.set(pane.paneId, pane.generation);
     const refusal = accessRefusal(pane, rules);
     if (!refusal || this.#ctx.consent?.permits(pane)) return;
     this.#first ??= refusal;
     this.#panes.set(pane.paneId, pane);
   }
 
-  /** Throw the first refusal collected, carrying every pane refused. */
+  /**
+   * Throw the first refusal collected, carrying every pane refused; with none, the panes checked
+   * are let through, and the recorder is told which (docs/design.md §11.5).
+   */
   settle(): void {
+    if (!this.#first) {
+      this.#ctx.audit?.resolved(
+        [...this.#checked].map(([paneId, generation]) => ({ paneId, generation })),
+      );
+    }
     if (this.#first) {
       throw new AskableRefusal(
         this.#first,

@@ -26,6 +26,7 @@
 import { callPreview, QUESTION_TEXT_CHARS, type Receivers, textKind, visible } from "./preview.ts";
 import { ToolError } from "../errors.ts";
 import type { PaneRow } from "../rows.ts";
+import type { Answer, ConsentNote } from "../record/action_line.ts";
 
 /** How long a grant lasts. */
 export const GRANT_MINUTES = 10;
@@ -156,6 +157,8 @@ interface CallConsentOptions {
   elicit?: Elicit;
   /** The ask timeout, for hints. */
   timeoutMs: number;
+  /** Told each answer and each grant that lets a pane through: the recorder (docs/design.md §11.5). */
+  observe?: (note: ConsentNote) => void;
 }
 
 /** Why a call stopped asking: the hint every later refusal in the call carries. */
@@ -193,8 +196,10 @@ export class CallConsent {
    * current row) or by a grant.
    */
   permits(pane: Pick<PaneRow, "paneId" | "generation">): boolean {
-    return this.#once.has(onceKey(pane, this.#row ?? "call")) ||
-      this.#options.grants.covers(pane);
+    if (this.#once.has(onceKey(pane, this.#row ?? "call"))) return true;
+    if (!this.#options.grants.covers(pane)) return false;
+    this.#options.observe?.({ grant: { paneId: pane.paneId, generation: pane.generation } });
+    return true;
   }
 
   /** End the session's grants for panes a fresh listing no longer shows at their generation. */
@@ -228,6 +233,11 @@ export class CallConsent {
     const shown = preview.rows;
     const reply = await elicit(this.#question(action, panes, preview.lines), ANSWER_SCHEMA);
     const decision = reply.action === "accept" ? reply.content.decision : undefined;
+    this.#options.observe?.({
+      answer: answerOf(reply, decision),
+      about: refusal.message,
+      panes: panes.map((p) => ({ paneId: p.paneId, generation: p.generation })),
+    });
     if (decision === CHOICES.once || decision === CHOICES.grant) {
       for (const pane of panes) {
         if (this.#row === undefined) this.#once.add(onceKey(pane, "call"));
@@ -321,6 +331,16 @@ function tooLongToAsk(
         "another pane.",
     },
   );
+}
+
+/** How the person answered, in the action log's words (docs/design.md §11.1). */
+function answerOf(reply: Reply, decision: unknown): Answer {
+  if (decision === CHOICES.once) return "allowed once";
+  if (decision === CHOICES.grant) return `allowed for ${GRANT_MINUTES} minutes`;
+  if (reply.action === "cancel") return "dismissed";
+  if (reply.action === "timeout") return "no answer";
+  if (reply.action === "failed") return "could not ask";
+  return "denied";
 }
 
 /** `n` with thousands separators, as the hints print numbers. */

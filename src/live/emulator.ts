@@ -73,6 +73,9 @@ export interface EmulatorSeed {
   insert: boolean;
   origin: boolean;
   wrap: boolean;
+  /** Application cursor keys (DECCKM) and keypad (DECKPAM): what a key press sends depends on them. */
+  cursorKeys?: boolean;
+  keypad?: boolean;
   /** Tab stops (columns). */
   tabs: number[];
 }
@@ -283,6 +286,8 @@ export class PaneEmulator {
       this.write("\x1b[3g" + seed.tabs.map((x) => `\x1b[1;${x + 1}H\x1bH`).join(""));
     }
     if (seed.insert) this.write("\x1b[4h");
+    if (seed.cursorKeys) this.write("\x1b[?1h");
+    if (seed.keypad) this.write("\x1b=");
     if (!seed.wrap) this.write("\x1b[?7l");
     const top = seed.origin ? seed.scrollUpper : 0;
     if (seed.origin) this.write("\x1b[?6h");
@@ -319,6 +324,20 @@ export class PaneEmulator {
    */
   get bracketedPaste(): boolean | undefined {
     return this.#pasteKnown ? this.#term.modes.bracketedPasteMode : undefined;
+  }
+
+  /**
+   * The modes the bytes of a key press depend on (src/record/key_bytes.ts): application cursor
+   * keys and application keypad, as the program set them (the seed carries tmux's).
+   */
+  get keyModes(): { cursor: boolean; keypad: boolean } {
+    const modes = this.#term.modes;
+    return { cursor: modes.applicationCursorKeysMode, keypad: modes.applicationKeypadMode };
+  }
+
+  /** The cursor on the screen shown: column and row from its top. */
+  get cursor(): { x: number; y: number } {
+    return { x: this.#active.cursorX, y: this.#active.cursorY };
   }
 
   /** The visible rows of the screen shown, trailing blanks removed (what `capture-pane -p` prints). */

@@ -41,6 +41,20 @@ export interface OutputTap {
   ended(reason: ToolError, emulator: PaneEmulator | undefined): void;
 }
 
+/**
+ * Sees everything a stream receives, as it arrives and before anything else does: the recorder of
+ * docs/design.md §11, which writes the output a pane printed in the order the pane printed it. It
+ * never changes how the stream renders (unlike an {@link OutputTap}, it wants no terminal).
+ */
+export interface OutputObserver {
+  /** Output bytes, exactly as tmux forwarded them. */
+  output(bytes: Uint8Array): void;
+  /** tmux resized the pane. */
+  resized(cols: number, rows: number): void;
+  /** The stream ended (the pane closed or was replaced, the connection was lost…). */
+  ended(reason: ToolError): void;
+}
+
 /** The rendered output of one pane and the callers waiting for it to change. */
 export class PaneStream {
   readonly id: string = newStreamId();
@@ -76,6 +90,7 @@ export class PaneStream {
   #notified = 0;
   #wakeTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #taps = new Set<OutputTap>();
+  readonly #observers = new Set<OutputObserver>();
   #ended: ToolError | undefined;
 
   constructor(
@@ -118,6 +133,7 @@ export class PaneStream {
   /** Bytes the pane printed: applied to the terminal, or held until it is seeded. */
   receive(bytes: Uint8Array): void {
     if (bytes.length === 0 || this.#ended) return;
+    for (const observer of this.#observers) observer.output(bytes);
     this.#received += bytes.length;
     this.#changes++;
     if (this.#emulator && this.#taps.size > 0) {
@@ -151,14 +167,32 @@ export class PaneStream {
     this.#taps.delete(tap);
   }
 
-  /** Someone waits on the stream or a tap watches it: it must not expire or be closed for room. */
+  /**
+   * Let `observer` see what the stream receives from now on (see {@link OutputObserver}); the
+   * stream is in use while it does. Call it and read {@link emulator} in one synchronous step to
+   * have the screen the observed output continues.
+   */
+  observe(observer: OutputObserver): void {
+    if (!this.#ended) this.#observers.add(observer);
+  }
+
+  /** Stop showing the stream to `observer`. */
+  unobserve(observer: OutputObserver): void {
+    this.#observers.delete(observer);
+  }
+
+  /**
+   * Someone waits on the stream, or a tap or an observer watches it: it must not expire or be
+   * closed for room.
+   */
   get inUse(): boolean {
-    return this.waiters > 0 || this.#taps.size > 0;
+    return this.waiters > 0 || this.#taps.size > 0 || this.#observers.size > 0;
   }
 
   /** tmux resized the pane; true when the terminal was resized now (not held for the seed). */
   resize(cols: number, rows: number): boolean {
     if (this.#ended) return false;
+    for (const observer of this.#observers) observer.resized(cols, rows);
     this.#changes++;
     this.#apply();
     if (this.#emulator) {
@@ -252,6 +286,8 @@ export class PaneStream {
     this.#reads.clear();
     for (const tap of [...this.#taps]) tap.ended(reason, this.#emulator);
     this.#taps.clear();
+    for (const observer of [...this.#observers]) observer.ended(reason);
+    this.#observers.clear();
     this.#emulator?.dispose();
     this.#emulator = undefined;
     clearTimeout(this.#wakeTimer);

@@ -42,6 +42,20 @@ export async function runTool(
   ctx: ActingContext,
   log: (message: string) => void,
 ): Promise<{ data: Record<string, unknown> } | { error: ToolError }> {
+  // The recorder logs the call from its own state, before and after (docs/design.md §11.5).
+  ctx.audit?.begin(spec, rawArgs);
+  const outcome = await runChecked(spec, rawArgs, ctx, log);
+  ctx.audit?.end(outcome);
+  return outcome;
+}
+
+/** {@link runTool} without the recorder: validate, run, map a failure to its typed error. */
+async function runChecked(
+  spec: ToolSpec,
+  rawArgs: unknown,
+  ctx: ActingContext,
+  log: (message: string) => void,
+): Promise<{ data: Record<string, unknown> } | { error: ToolError }> {
   const parsed = spec.input.safeParse(rawArgs);
   if (!parsed.success) {
     return { error: new ToolError("invalid_arguments", describeIssues(parsed.error)) };

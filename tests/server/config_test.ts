@@ -100,6 +100,8 @@ Deno.test("invalid configuration is one line naming what is valid", () => {
   assertMatch(refused(["--http", "nohost"]), /HOST:PORT/);
   assertMatch(refused(["--http", "127.0.0.1:70000"]), /HOST:PORT/);
   assertMatch(refused(["--http-token", "t"]), /needs --http/);
+  assertMatch(refused(["--record-file-bytes", "8192"]), /^--record-file-bytes needs --record DIR/);
+  assertMatch(refused(["--record", "/r", "--record-dir-bytes", "1"]), /16384 to 1099511627776/);
   assertMatch(refused(["stray"]), /unexpected argument/);
   // Errors blame the source that supplied the value.
   assertMatch(refused([], { TMUX_MCP_WAIT_MAX_MS: "5" }), /^TMUX_MCP_WAIT_MAX_MS must be/);

@@ -114,13 +114,19 @@ export async function sessionsOnOneHost(
   return { host, sessions, logs };
 }
 
-/** The permission flags of `deno task start`, read from deno.json so tests use exactly those. */
-export async function startPermissions(task = "start"): Promise<string[]> {
+/**
+ * The permission flags of `deno task start` (or `task`), read from deno.json so tests use exactly
+ * those; a `$VARIABLE` in them is replaced from `env`, as the task's shell would.
+ */
+export async function startPermissions(
+  task = "start",
+  env: Record<string, string> = {},
+): Promise<string[]> {
   const manifest = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
   const words: string[] = manifest.tasks[task].split(/\s+/);
   const from = words.indexOf("run") + 1;
   const to = words.indexOf("main.ts");
-  return words.slice(from, to);
+  return words.slice(from, to).map((w) => w.replace(/\$([A-Z_]+)/g, (_, name) => env[name] ?? ""));
 }
 
 /** Absolute path of main.ts. */
@@ -167,7 +173,7 @@ export async function connectStdio(
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", ...await startPermissions(task), entry, ...withTestToolsets(args, env)],
+    args: ["run", ...await startPermissions(task, env), entry, ...withTestToolsets(args, env)],
     env: cleanEnv({ NO_COLOR: "1", ...env }),
     stderr: "pipe",
   });

@@ -16,10 +16,26 @@ export interface TmuxReadContext {
   readonly ownClientPids: ReadonlySet<number>;
 }
 
+/**
+ * One piece of input as sent to a pane: text typed as is (`send-keys -l`, or pasted unchanged), a
+ * key name pressed, or a terminal paste (each LF sent as CR, in bracketed-paste markers when the
+ * program asked for them).
+ */
+export type PaneInput = { text: string } | { key: string } | { paste: string };
+
 /** What funnel functions that act on panes take: the read context plus the input queue. */
 export interface TmuxContext extends TmuxReadContext {
   /** Serializes input per pane, so two calls never interleave their keys (docs/design.md §6.6). */
   readonly inputQueue: PaneQueue;
+  /**
+   * Told what is about to be sent to `paneIds`, right before it is sent, with the panes held in
+   * the input queue: the recorder's `i` events (docs/design.md §11.2). Present only with
+   * `--record`; it never throws.
+   */
+  readonly beforeInput?: (
+    paneIds: readonly string[],
+    inputs: readonly PaneInput[],
+  ) => Promise<void>;
 }
 
 /** The read-only view of a context: a new object without the input queue. */

@@ -21,7 +21,7 @@
  */
 import { preview, ToolError } from "../../errors.ts";
 import type { TmuxCommand } from "../core/argv.ts";
-import type { TmuxContext } from "../core/context.ts";
+import type { PaneInput, TmuxContext } from "../core/context.ts";
 import { nonce } from "../core/format.ts";
 import { WINDOW_ID } from "../../rows.ts";
 import { paneArg } from "../core/ids.ts";
@@ -78,6 +78,10 @@ export async function sendKeys(
 ): Promise<void> {
   const paneId = paneArg(delivery.paneId);
   const items = typeof delivery.keys === "string" ? [delivery.keys] : delivery.keys;
+  await ctx.beforeInput?.(delivery.receivers, [
+    ...items.flatMap((keys) => keysInput(keys, delivery.literal)),
+    ...(delivery.enter ? [{ key: "Enter" }] : []),
+  ]);
   const enter: TmuxCommand[] = delivery.enter ? [["send-keys", "-t", paneId, "Enter"]] : [];
   let chain: TmuxCommand[] = [];
   let chained = 0;
@@ -110,12 +114,19 @@ export async function sendKeys(
   await flush(enter);
 }
 
+/** What typing `keys` sends, as the recorder sees it: a key pressed, text typed, or nothing. */
+function keysInput(keys: string, literal: boolean): PaneInput[] {
+  if (keys === "") return [];
+  return [pressesKey(keys, literal) ? { key: keys } : { text: keys }];
+}
+
 /** Press Enter in a pane (tmux copies it to synchronized partners). */
 export async function pressEnter(
   ctx: TmuxContext,
   paneId: string,
   signal?: AbortSignal,
 ): Promise<void> {
+  await ctx.beforeInput?.([paneId], [{ key: "Enter" }]);
   await ctx.runner.run(["send-keys", "-t", paneArg(paneId), "Enter"], {
     effects: "possible",
     signal,
@@ -140,6 +151,7 @@ export async function pasteText(
   if (bytes.length === 0) {
     throw new ToolError("invalid_arguments", "text is empty", { hint: "Pass some text." });
   }
+  await ctx.beforeInput?.(receivers, [{ paste: normalized }]);
   await pasteThroughBuffer(ctx, receivers, bytes, { raw: false, bracketed: true }, { signal });
   return bytes.length;
 }

@@ -104,12 +104,14 @@ export async function launchRun(
   const execs = execPrograms(request.command);
   const run = new FramedRun({ paneId, generation: pane.generation, shell, buffer, execs });
   const script = runScript(shell, socket, buffer, run.nonce, request.command);
+  const line = typedLine(shell, socket, buffer);
   live.runs.add(run, stream);
   try {
+    await ctx.beforeInput?.([paneId], [{ key: "C-u" }, { text: line }, { key: "Enter" }]);
     await ctx.runner.run([
       ["load-buffer", "-b", buffer, "-"],
       ["send-keys", "-t", paneArg(paneId), "C-u"],
-      ["send-keys", "-l", "-t", paneArg(paneId), "--", typedLine(shell, socket, buffer)],
+      ["send-keys", "-l", "-t", paneArg(paneId), "--", line],
       ["send-keys", "-t", paneArg(paneId), "Enter"],
     ], {
       effects: "possible",

@@ -38,6 +38,8 @@ const SEED = rowFormat("H", {
   insert: "insert_flag",
   origin: "origin_flag",
   wrap: "wrap_flag",
+  cursorKeys: "keypad_cursor_flag",
+  keypad: "keypad_flag",
   tabs: "pane_tabs",
 });
 
@@ -92,6 +94,8 @@ export async function captureSeed(
     insert: flag(f.insert),
     origin: flag(f.origin),
     wrap: flag(f.wrap),
+    cursorKeys: flag(f.cursorKeys),
+    keypad: flag(f.keypad),
     tabs: f.tabs.split(",").filter((t) => /^\d+$/.test(t)).map(Number),
   };
 }
