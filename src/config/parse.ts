@@ -103,7 +103,7 @@ export function parseConfig(
     }
     if (config.ssh?.length) Object.assign(config, option.apply!(input(option), context));
   }
-  return { kind: "run", config: deepFreeze(config as Config) };
+  return { kind: values.check ? "check" : "run", config: deepFreeze(config as Config) };
 }
 
 /** The flags, strictly: unknown options, missing values and positionals are one-line errors. */
