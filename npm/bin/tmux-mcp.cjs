@@ -50,9 +50,7 @@ function denoBinary() {
       "Alpine and other musl systems are not supported: Deno's npm package ships glibc builds only",
     );
   }
-  const target = platform === "linux"
-    ? `linux-${arch}-glibc`
-    : `${platform}-${arch}`;
+  const target = platform === "linux" ? `linux-${arch}-glibc` : `${platform}-${arch}`;
   let dir;
   try {
     const deno = path.dirname(require.resolve("deno/package.json"));
@@ -110,9 +108,7 @@ function permissions(args, env) {
     `--allow-run=${[...LAUNCH.run, ...(ssh ? LAUNCH.ssh.run : [])].join(",")}`,
     `--allow-env=${[...LAUNCH.env, ...(ssh ? LAUNCH.ssh.env : [])].join(",")}`,
     ...(http ? [`--allow-net=${http}`] : []),
-    ...(record !== undefined
-      ? [`--allow-read=${record}`, `--allow-write=${record}`]
-      : []),
+    ...(record !== undefined ? [`--allow-read=${record}`, `--allow-write=${record}`] : []),
   ];
 }
 
