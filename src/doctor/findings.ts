@@ -2,7 +2,7 @@
  * The doctor's rules (`--check`, docs/design.md §4.1): what it found — tmux, the socket and who is
  * attached there, the permissions granted, each `--ssh` host — turned into one line each. A
  * `problem` stops the server from doing its work and makes `--check` exit 1; a `warning` is a risk
- * or a gap it can work with; both say their fix on the same line. Pure: doctor.ts gathers the facts.
+ * or a gap it can work with; both say their fix on the same line. Pure: doctor.ts gathers facts.
  */
 import type { ToolError } from "../errors.ts";
 import {

@@ -12,7 +12,7 @@ export type PermissionQuery = (descriptor: Deno.PermissionDescriptor) => Deno.Pe
 /** The grants that matter to the server. */
 export interface PermissionFacts {
   run: { tmux: boolean; ssh: boolean; any: boolean };
-  /** The variables it reads (with `--ssh`, SSH_AUTH_SOCK too), those it may not, and all of them. */
+  /** The variables it reads (with `--ssh`, SSH_AUTH_SOCK too), those it may not, and any at all. */
   env: { wanted: readonly string[]; missing: readonly string[]; any: boolean };
   read: boolean;
   write: boolean;
