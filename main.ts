@@ -9,6 +9,7 @@ import { ToolError } from "./src/errors.ts";
 import { TmuxHost } from "./src/host.ts";
 import { generateToken } from "./src/http/access.ts";
 import { type HttpServer, serveHttp } from "./src/http/server.ts";
+import { runCheck } from "./src/doctor/doctor.ts";
 import { createTmuxMcpServer } from "./src/server.ts";
 import { type CloseReason, StdioTransport } from "./src/stdio_transport.ts";
 import { describeSocket } from "./src/tmux/core/argv.ts";
@@ -82,6 +83,9 @@ async function main(): Promise<number | undefined> {
     return 0;
   }
   const { config } = outcome;
+  if (outcome.kind === "check") {
+    return await runCheck({ config, env: readEnv, version: VERSION, print: console.log, log: say });
+  }
   const denied = sshDenied(config) ?? recordDenied(config);
   if (denied) {
     say(denied);

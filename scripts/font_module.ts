@@ -3,7 +3,7 @@
  * glyph atlas at the screenshot's cell size, so the server draws text with no font parser and no
  * file access (it runs without --allow-read; docs/design.md §9).
  *
- *   deno run --allow-read --allow-write=src/render --allow-env scripts/font_module.ts
+ *   deno run --lock=deno.dev.lock --allow-read --allow-write=src/render --allow-env scripts/font_module.ts
  *
  * Every code point the font maps gets one cell-sized coverage bitmap, 4 bits per pixel, drawn
  * with exact area coverage (no hinting). The cell is the font's box-drawing span: x from 0 to the
@@ -13,10 +13,12 @@
  * module, byte for byte.
  */
 import { createRequire } from "node:module";
-import opentype from "opentype.js";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import opentype from "npm:opentype.js@2.0.0";
 import { deflateSync } from "node:zlib";
 // Imported so that Deno installs the font package; the fonts are read from it below.
-import fontPackage from "dejavu-fonts-ttf/package.json" with { type: "json" };
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import fontPackage from "npm:dejavu-fonts-ttf@2.37.3/package.json" with { type: "json" };
 
 /** Pixels of one cell. */
 const CELL_WIDTH = 10;

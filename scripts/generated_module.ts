@@ -12,6 +12,8 @@ export async function bundleScript(entry: string): Promise<string> {
     args: [
       "bundle",
       "--quiet",
+      // The page and the worker are built with tooling only the suite and scripts use.
+      "--lock=deno.dev.lock",
       "--platform",
       "browser",
       "--minify",

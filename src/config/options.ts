@@ -72,7 +72,8 @@ export type ConfigPart = { -readonly [K in keyof Config]?: Config[K] };
  * One option. `scope` says how parse.ts treats it: `socket` options are resolved together, level by
  * level (socket.ts); `setting` options are applied in order; `http` ones need `--http`, and their
  * variables are read only with it; `ssh` ones need `--ssh` and `record` ones `--record`; `action`
- * ones (help, version) stop parsing.
+ * ones: help and version stop parsing, check parses the rest and asks for the doctor instead of
+ * the server.
  */
 export interface OptionSpec {
   /** The long flag, without `--`. */
@@ -398,6 +399,16 @@ export const OPTIONS: readonly OptionSpec[] = [
     apply: (input, { record }) => ({
       record: { ...record!, dirBytes: bounded(input.pick(), RECORD_DIR_BYTES, "bytes") },
     }),
+  },
+  {
+    name: "check",
+    type: "boolean",
+    env: [],
+    help: [
+      "check the setup instead of serving: tmux, the socket and who is attached,",
+      "the permissions granted, each --ssh host; exit 0, or 1 with a fix per problem",
+    ],
+    scope: "action",
   },
   { name: "help", short: "h", type: "boolean", env: [], help: ["show this help"], scope: "action" },
   {

@@ -158,6 +158,11 @@ Deno.test("option table: short flags and actions come from the table too", () =>
   }
   assertEquals(outcome(["-h"]), { kind: "help" });
   assertEquals(outcome(["-V"]), { kind: "version" });
+  // --check parses the rest as a start would, and refuses what a start refuses.
+  const checked = outcome(["--check", "-L", "agent"]);
+  assertEquals(checked.kind, "check");
+  assertEquals(checked.kind === "check" && checked.config, parse(["-L", "agent"]));
+  assertThrows(() => outcome(["--check", "--toolsets", "bogus"]), ConfigError);
   const unknown = refused(["--no-such-option"]);
   assert(OPTIONS.every((o) => unknown.includes(`--${o.name}`)), unknown);
 });

@@ -113,7 +113,7 @@ export function parseConfig(
       Object.assign(config, option.apply!(input(option), { ...context, record: config.record }));
     }
   }
-  return { kind: "run", config: deepFreeze(config as Config) };
+  return { kind: values.check ? "check" : "run", config: deepFreeze(config as Config) };
 }
 
 /** The flags, strictly: unknown options, missing values and positionals are one-line errors. */

@@ -73,6 +73,8 @@ export interface Config {
 /** What the command line asks for. */
 export type ParseOutcome =
   | { kind: "run"; config: Config }
+  /** `--check`: the doctor looks at what a server of this configuration would find. */
+  | { kind: "check"; config: Config }
   | { kind: "help" }
   | { kind: "version" };
 

@@ -1,8 +1,10 @@
 /**
  * The README's client configurations work as written: every JSON and TOML block parses, and every
  * command line in them starts the server with exactly the permissions of `deno task start` (the
- * binary has them built in, see release_test.ts). The checkout lines are started for real against
- * a private tmux; the JSR, npx and binary lines cannot run here (no JSR, no release download).
+ * binary has them built in, see release_test.ts; the npm package's launcher passes them, see
+ * npm_package_test.ts). The checkout lines are started for real against a private tmux; the JSR
+ * and binary lines cannot run here (no JSR, no release download), and the npm lines name a package
+ * that npm_package_test.ts builds, installs and starts through npx.
  */
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -21,6 +23,8 @@ const PINNED = /npm install -g deno@(\d+\.\d+\.\d+)/.exec(
   await Deno.readTextFile(`${ROOT}/.ci/run`),
 )![1];
 const PACKAGE = `jsr:${manifest.name}@${manifest.version}`;
+/** The npm package, pinned: the same name and version as JSR's (npm_package_test.ts checks). */
+const NPM_PACKAGE = `${manifest.name}@${manifest.version}`;
 const PERMISSIONS = (await startPermissions()).filter((f) => /^--(allow|deny)-/.test(f));
 /** deno flags a launch line may carry besides the permissions: none of them grants anything. */
 const HARMLESS = new Set(["--quiet", "--no-prompt", "--no-config"]);
@@ -256,15 +260,16 @@ export function shellWords(line: string): string[] {
 
 // ---- what a launch line must say ----
 
-type Way = "binary" | "jsr" | "checkout" | "npx";
+type Way = "npm" | "binary" | "jsr" | "checkout";
 
 /** Check one client's command and args; the way it installs tmux-mcp. */
 function launch(command: string, args: string[], where: string, kind = "run"): Way {
   if (command === "npx") {
-    assertEquals(args.slice(0, 2), ["-y", `deno@${PINNED}`], `${where}: npx pins the CI's Deno`);
-    const way = denoRun(args.slice(2), where, kind);
-    assertEquals(way, "jsr", `${where}: npx runs the JSR package`);
-    return "npx";
+    // The npm package: its launcher holds the permissions; only server options follow it.
+    assertEquals(args.slice(0, 2), ["-y", NPM_PACKAGE], `${where}: npx runs the pinned package`);
+    assert(!args.some((a) => a.startsWith("--allow")), `${where}: the launcher has them`);
+    serverOptions(args.slice(2), where, kind);
+    return "npm";
   }
   if (command === "deno") return denoRun(args, where, kind);
   assert(command.endsWith("/tmux-mcp"), `${where}: unknown command ${command}`);
@@ -356,7 +361,7 @@ function servers(): Server[] {
     } else if (fence.lang === "sh" && fence.section === "Install") {
       // Shell lines of the Install section (the other sections' lines are not checked here).
       for (const line of logicalLines(fence.body)) {
-        if (!/^(claude mcp add|deno run|npx -y deno@)/.test(line)) continue;
+        if (!/^(claude mcp add|deno run|npx -y )/.test(line)) continue;
         const words = shellWords(line);
         if (line.startsWith("claude mcp add")) {
           const dash = words.indexOf("--");
@@ -370,7 +375,9 @@ function servers(): Server[] {
             section: fence.section,
           });
         } else {
-          launch(words[0], words.slice(1), `${where}: ${line}`, "version");
+          // A line run by hand asks --version or --check.
+          const kind = words.includes("--check") ? "check" : "version";
+          launch(words[0], words.slice(1), `${where}: ${line}`, kind);
         }
       }
     }
@@ -402,15 +409,15 @@ Deno.test("every README config block parses and starts the server with the start
   assert(found.length > 0);
   const install = found.filter((s) => s.section === "Install");
   const covered = new Set(install.map((s) => `${s.way}/${s.client}`));
-  for (const way of ["binary", "jsr", "checkout", "npx"]) {
+  for (const way of ["npm", "binary", "jsr", "checkout"]) {
     for (const client of ["desktop", "vscode", "claude-code", "codex"]) {
       assert(covered.has(`${way}/${client}`), `Install shows ${way} for ${client}`);
     }
   }
   for (const s of install) {
     const where = `${s.way} for ${s.client}`;
-    if (s.way !== "binary") assert(s.args.includes("--quiet"), `${where}: --quiet`);
-    if (s.way === "jsr" || s.way === "npx") assert(s.args.includes("--no-config"), where);
+    if (s.way === "jsr" || s.way === "checkout") assert(s.args.includes("--quiet"), where);
+    if (s.way === "jsr") assert(s.args.includes("--no-config"), where);
     if (s.client === "desktop" || s.client === "vscode") {
       // macOS GUI apps do not inherit the shell's PATH: tmux (and deno, npx) must be findable.
       const path = s.env.PATH?.split(":") ?? [];
@@ -429,6 +436,11 @@ Deno.test("README versions agree: the package, the binary and every pinned Deno"
   const packages = [...readme.matchAll(/jsr:(@[\w-]+\/[\w-]+)@([\w.-]+)/g)];
   assert(packages.length > 0);
   for (const [, name, version] of packages) {
+    assertEquals([name, version], [manifest.name, manifest.version]);
+  }
+  const npm = [...readme.matchAll(/npx -y (@[\w-]+\/[\w-]+)@([\w.-]+)/g)];
+  assert(npm.length > 0, "the README shows the npm package");
+  for (const [, name, version] of npm) {
     assertEquals([name, version], [manifest.name, manifest.version]);
   }
   assertEquals(/^v=(\S+)$/m.exec(readme)?.[1], manifest.version, "the binary download names v");

@@ -5,8 +5,10 @@
  * leftover check sees any process of ours that survives): the host key, the client key, the
  * authorized keys, sshd's own config and pid file, the client's ssh_config (`ssh -F`), the pinned
  * known_hosts, and the remote tmux sockets. Logging in as root would run root's start-up files, so
- * the rig logs in as a dedicated user with `/bin/sh` as login shell ({@link TEST_USER}, created
- * once with `useradd` when missing; the suite runs as root). The machines `m1` and `m2` are Host
+ * the rig logs in as a dedicated user with `/bin/sh` as login shell ({@link TEST_USER}; the suite
+ * runs as root). That user is a system account: the rig creates it (`useradd --system`) only when
+ * asked with {@link CREATE_USER}`=1`, as .ci/run does; without it and without the user, the ssh
+ * tests are skipped and say how to ask. The machines `m1` and `m2` are Host
  * aliases of the same sshd with different remote tmux sockets. Never touches the system's sshd,
  * its config or the user's ~/.ssh.
  *
@@ -19,6 +21,9 @@ import { FIXTURE_PREFIX } from "./fixture.ts";
 
 /** The unprivileged user the tests log in as. */
 export const TEST_USER = "tmuxmcptest";
+
+/** The variable that lets the rig create {@link TEST_USER} when it is missing (`1`). */
+export const CREATE_USER = "TMUX_MCP_TEST_CREATE_USER";
 
 /** One "machine": an ssh_config alias and the remote tmux socket its tests use. */
 export interface Machine {
@@ -37,8 +42,22 @@ export async function sshdMissing(): Promise<string | undefined> {
     }
   }
   const id = await run("id", ["-u"]);
-  if (id.trim() !== "0") return "the sshd rig needs root (it starts sshd and a test user)";
+  if (id.trim() !== "0") return "the sshd rig needs root (it starts sshd as a test user's host)";
+  if (!await userExists() && Deno.env.get(CREATE_USER) !== "1") {
+    return `the ssh tests log in as the system user ${TEST_USER}, which does not exist: ` +
+      `run them with ${CREATE_USER}=1 to let them create it (useradd --system), as .ci/run does`;
+  }
   return undefined;
+}
+
+/** Whether {@link TEST_USER} exists on this machine. */
+async function userExists(): Promise<boolean> {
+  const known = await new Deno.Command("id", {
+    args: ["-u", TEST_USER],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  return known.success;
 }
 
 /** A private sshd with two machines, removed on dispose. */
@@ -410,17 +429,21 @@ async function keygen(file: string): Promise<void> {
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "tmux-mcp-test", "-f", file]);
 }
 
-/** The test user with a plain POSIX login shell, so no start-up file of root's runs. */
+/**
+ * The test user with a plain POSIX login shell, so no start-up file of root's runs: created only
+ * when asked ({@link CREATE_USER}; {@link sshdMissing} skips the tests otherwise).
+ */
 async function ensureTestUser(): Promise<void> {
-  const known = await new Deno.Command("id", { args: ["-u", TEST_USER], stderr: "null" }).output();
-  if (known.success) return;
+  if (await userExists()) return;
+  if (Deno.env.get(CREATE_USER) !== "1") {
+    throw new Error(`${TEST_USER} does not exist and ${CREATE_USER}=1 was not given`);
+  }
   // `*`: no password, yet not locked (sshd without PAM refuses a locked account's keys too).
   const flags = ["--system", "--no-create-home", "--shell", "/bin/sh", "--password", "*"];
   await run("useradd", [...flags, TEST_USER])
     .catch(async (error) => {
       // Another test file may have created it meanwhile.
-      const again = await new Deno.Command("id", { args: ["-u", TEST_USER] }).output();
-      if (!again.success) throw error;
+      if (!await userExists()) throw error;
     });
 }
 

@@ -8,7 +8,8 @@
  * tests/tools/inspect/show_pane_render_test.ts and scripts/view_bench.ts; needs Chromium.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import puppeteer, { type Browser, type Frame, type Page } from "puppeteer-core";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import puppeteer, { type Browser, type Frame, type Page } from "npm:puppeteer-core@^25.16.0";
 import { PANE_VIEW_URI } from "../../src/view/resource.ts";
 
 /** Where apt's headless Chromium is, if it is installed (or `CHROMIUM` names another). */

@@ -34,7 +34,7 @@ export function isSupported(release: TmuxRelease): boolean {
  * identifying (3.3a here; the same class was reported on 3.5a in 2026). Newer releases are assumed
  * affected too until one is known fixed (docs/design.md §7.4).
  */
-const LAST_KNOWN_CRASHING = "3.5a";
+export const LAST_KNOWN_CRASHING = "3.5a";
 
 /**
  * The one stderr line at start when live mode attaches control clients to a server a person works

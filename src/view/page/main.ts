@@ -8,7 +8,8 @@
  *
  * Built into src/generated/page_html.ts by `deno task view`.
  */
-import { Terminal } from "@xterm/xterm";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import { Terminal } from "npm:@xterm/xterm@6.0.0";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { THEME, type ThemeName } from "../../render/palette.ts";
 

@@ -3,7 +3,8 @@
  * large text through private buffers, every guard, synchronized cohorts, serialization, the
  * send_keys_batch contract, and no paste buffer left behind.
  */
-import { Ajv } from "ajv";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import { Ajv } from "npm:ajv@^8";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, fails, ok } from "../../support/client.ts";
 import {

@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- these tests walk untyped JSON Schema documents
 /** call_read_tools_batch: the batch envelope, serial rows, stop/continue, the 1 MB ceiling. */
-import { Ajv } from "ajv";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import { Ajv } from "npm:ajv@^8";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, fails, ok } from "../../support/client.ts";
 import { eventually, TmuxFixture } from "../../support/fixture.ts";

@@ -3,7 +3,8 @@
  * against the advertised output schema). Each picture is decoded with fast-png, an independent
  * PNG decoder, and its pixels compared with the cells the pane printed.
  */
-import { decode } from "fast-png";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import { decode } from "npm:fast-png@^8.0.0";
 import { assert, assertEquals } from "../../support/assert.ts";
 import {
   call,

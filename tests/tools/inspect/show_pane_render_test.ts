@@ -3,7 +3,8 @@
  * puppeteer-core, a minimal spec host (tests/support/view_host.ts) whose MCP client is this
  * process's, and a real tmux pane. Skipped, saying so, where Chromium is missing.
  */
-import type { Frame } from "puppeteer-core";
+// deno-lint-ignore no-import-prefix -- dev tooling (deno.dev.lock): a start never fetches it
+import type { Frame } from "npm:puppeteer-core@^25.16.0";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess } from "../../support/client.ts";
