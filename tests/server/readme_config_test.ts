@@ -14,9 +14,12 @@ import { ok, startPermissions } from "../support/client.ts";
 import { cleanEnv, TmuxFixture } from "../support/fixture.ts";
 import { parseConfig } from "../../src/config.ts";
 import { SURFACE } from "../../src/catalog.ts";
+import { userDocs } from "../support/docs.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+/** README.md and the docs/ pages it links: pins and package names are checked wherever they are. */
+const userText = (await userDocs()).map((d) => d.text).join("\n");
 const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
 /** The Deno that .ci/run installs: every `deno@…` in the README pins the same. */
 const PINNED = /npm install -g deno@(\d+\.\d+\.\d+)/.exec(
@@ -26,6 +29,10 @@ const PACKAGE = `jsr:${manifest.name}@${manifest.version}`;
 /** The npm package, pinned: the same name and version as JSR's (npm_package_test.ts checks). */
 const NPM_PACKAGE = `${manifest.name}@${manifest.version}`;
 const PERMISSIONS = (await startPermissions()).filter((f) => /^--(allow|deny)-/.test(f));
+/** What a line with `--ssh` runs with instead: exactly `deno task start:ssh`'s. */
+const SSH_PERMISSIONS = (await startPermissions("start:ssh")).filter((f) =>
+  /^--(allow|deny)-/.test(f)
+);
 /** deno flags a launch line may carry besides the permissions: none of them grants anything. */
 const HARMLESS = new Set(["--quiet", "--no-prompt", "--no-config"]);
 
@@ -283,7 +290,12 @@ function denoRun(args: string[], where: string, kind: string): "jsr" | "checkout
   const at = args.findIndex((a, i) => i > 0 && !a.startsWith("-"));
   assert(at > 0, `${where}: no entry point`);
   const flags = args.slice(1, at);
-  assertEquals(flags.filter((f) => /^--(allow|deny)-/.test(f)), PERMISSIONS, where);
+  const ssh = args.slice(at + 1).some((a) => a === "--ssh" || a.startsWith("--ssh="));
+  assertEquals(
+    flags.filter((f) => /^--(allow|deny)-/.test(f)),
+    ssh ? SSH_PERMISSIONS : PERMISSIONS,
+    where,
+  );
   for (const flag of flags.filter((f) => !/^--(allow|deny)-/.test(f))) {
     assert(HARMLESS.has(flag), `${where}: unexpected deno flag ${flag}`);
   }
@@ -388,6 +400,8 @@ function servers(): Server[] {
 // ---- tests ----
 
 const SOCKET_OPTIONS = new Set(["--socket-name", "-L", "--socket-path", "-S"]);
+/** Options that would reach beyond the fixture (a remote host): dropped, with their value. */
+const AWAY_OPTIONS = new Set([...SOCKET_OPTIONS, "--ssh"]);
 
 Deno.test("the TOML and shell readers refuse what they cannot read", () => {
   assertEquals(parseToml('[a.b]\nc = "x" # note\nd = [\n  "1",\n  "2",\n]\ne = { F = "g" }\n'), {
@@ -408,6 +422,10 @@ Deno.test("every README config block parses and starts the server with the start
   const found = servers();
   assert(found.length > 0);
   const install = found.filter((s) => s.section === "Install");
+  assert(
+    found.some((s) => s.section === "Remote hosts" && s.args.includes("--ssh")),
+    "Remote hosts shows a client configuration",
+  );
   const covered = new Set(install.map((s) => `${s.way}/${s.client}`));
   for (const way of ["npm", "binary", "jsr", "checkout"]) {
     for (const client of ["desktop", "vscode", "claude-code", "codex"]) {
@@ -430,10 +448,10 @@ Deno.test("every README config block parses and starts the server with the start
 });
 
 Deno.test("README versions agree: the package, the binary and every pinned Deno", () => {
-  for (const [, version] of readme.matchAll(/\bdeno@(\d+\.\d+\.\d+)/g)) {
+  for (const [, version] of userText.matchAll(/\bdeno@(\d+\.\d+\.\d+)/g)) {
     assertEquals(version, PINNED);
   }
-  const packages = [...readme.matchAll(/jsr:(@[\w-]+\/[\w-]+)@([\w.-]+)/g)];
+  const packages = [...userText.matchAll(/jsr:(@[\w-]+\/[\w-]+)@([\w.-]+)/g)];
   assert(packages.length > 0);
   for (const [, name, version] of packages) {
     assertEquals([name, version], [manifest.name, manifest.version]);
@@ -456,9 +474,10 @@ Deno.test("each README checkout line, as written, serves MCP to a client against
   }
   assert(lines.size > 0);
   for (const s of lines.values()) {
-    // The line's own socket option (if any) gives way to the fixture's.
+    // The line's own socket option (if any) gives way to the fixture's; a remote host is not
+    // contacted (its line keeps the permissions --ssh needs).
     const args = s.args.map((a) => a.replace("/path/to/tmux-mcp", ROOT))
-      .filter((a, i, all) => !SOCKET_OPTIONS.has(a) && !SOCKET_OPTIONS.has(all[i - 1]));
+      .filter((a, i, all) => !AWAY_OPTIONS.has(a) && !AWAY_OPTIONS.has(all[i - 1]));
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
       args: [...args, "-S", fx.socket],
