@@ -18,6 +18,8 @@ import { userDocs } from "../support/docs.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+/** The install page the README links: its blocks count as the README's Install section. */
+const installPage = await Deno.readTextFile(`${ROOT}/docs/install.md`);
 /** README.md and the docs/ pages it links: pins and package names are checked wherever they are. */
 const userText = (await userDocs()).map((d) => d.text).join("\n");
 const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
@@ -323,8 +325,15 @@ interface Server {
 /** Every server the README configures, with the client format it was written for. */
 function servers(): Server[] {
   const found: Server[] = [];
-  for (const [n, fence] of fences(readme).entries()) {
-    const where = `README block ${n + 1} (${fence.lang}, ${fence.section})`;
+  const blocks = [
+    ...fences(readme).map((fence, n) => ({ fence, where: `README block ${n + 1}` })),
+    ...fences(installPage).map((fence, n) => ({
+      fence: { ...fence, section: "Install" },
+      where: `docs/install.md block ${n + 1}`,
+    })),
+  ];
+  for (const { fence, where: at } of blocks) {
+    const where = `${at} (${fence.lang}, ${fence.section})`;
     if (fence.lang === "json") {
       // A block may show a fragment of a server entry (`"args": [...]`): parsed inside braces.
       const text = fence.body.trim();
@@ -461,9 +470,9 @@ Deno.test("README versions agree: the package, the binary and every pinned Deno"
   for (const [, name, version] of npm) {
     assertEquals([name, version], [manifest.name, manifest.version]);
   }
-  assertEquals(/^v=(\S+)$/m.exec(readme)?.[1], manifest.version, "the binary download names v");
-  assert(readme.includes("/releases/download/v$v"), "the download names the tag v<version>");
-  assert(readme.includes("tmux-mcp-$v-$t") && readme.includes("SHA256SUMS"));
+  assertEquals(/^v=(\S+)$/m.exec(userText)?.[1], manifest.version, "the binary download names v");
+  assert(userText.includes("/releases/download/v$v"), "the download names the tag v<version>");
+  assert(userText.includes("tmux-mcp-$v-$t") && userText.includes("SHA256SUMS"));
 });
 
 Deno.test("each README checkout line, as written, serves MCP to a client against a private tmux", async () => {
