@@ -371,7 +371,7 @@ Deno.test("smoke fails, in one line, a binary with the wrong version or without 
 
 // ---- the JSR package ----
 
-Deno.test("the JSR dry run ships main.ts, mod.ts, src/ without its unit tests, README.md, LICENSE and deno.json only", async () => {
+Deno.test("the JSR dry run ships main.ts, mod.ts, src/ without its unit tests, README.md, docs/ (the pages it links), LICENSE and deno.json only", async () => {
   const run = await new Deno.Command(Deno.execPath(), {
     // Types are checked by `deno task check`; the dry run still builds the graph and checks slow
     // types, and lists the files.
@@ -392,6 +392,7 @@ Deno.test("the JSR dry run ships main.ts, mod.ts, src/ without its unit tests, R
     }
   };
   walk("src");
+  walk("docs");
   assertEquals(
     shipped,
     ["LICENSE", "README.md", "deno.json", "main.ts", "mod.ts", ...sources].sort(),
