@@ -24,6 +24,7 @@ import { defaultTabs, screenBytes } from "./seed_bytes.ts";
 import * as headless from "@xterm/headless/lib-headless/xterm-headless.mjs";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { oversize } from "./pane_limits.ts";
+import type { EmulatorSeed } from "./emulator_seed.ts";
 
 const XTerminal = (headless as unknown as { Terminal: typeof Terminal }).Terminal;
 
@@ -57,28 +58,8 @@ interface Core {
   };
 }
 
-/** tmux's rendering of a pane when its stream began, from the seeding capture. */
-export interface EmulatorSeed {
-  width: number;
-  height: number;
-  /** Cursor position; `cursorX` equals `width` when the next character wraps. */
-  cursorX: number;
-  cursorY: number;
-  /** The screen shown, with attributes and wrapped lines joined (`capture-pane -e -J -p`). */
-  screen: string;
-  /** While the alternate screen is shown: the normal screen under it and its saved cursor. */
-  normal?: { screen: string; cursorX: number; cursorY: number };
-  scrollUpper: number;
-  scrollLower: number;
-  insert: boolean;
-  origin: boolean;
-  wrap: boolean;
-  /** Application cursor keys (DECCKM) and keypad (DECKPAM): what a key press sends depends on them. */
-  cursorKeys?: boolean;
-  keypad?: boolean;
-  /** Tab stops (columns). */
-  tabs: number[];
-}
+// The seed's shape has its own module (src/live/emulator_seed.ts); callers import it from here.
+export type { EmulatorSeed } from "./emulator_seed.ts";
 
 // What a followed pane may cost (docs/design.md §7.2), where the tools that create panes find it.
 export { HISTORY_ROWS, oversize, PANE_LIMITS } from "./pane_limits.ts";
