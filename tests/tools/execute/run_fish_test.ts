@@ -7,6 +7,7 @@
  * apt). `TMUX_MCP_TEST_FISH` may name other fish binaries, colon-separated, to run the same tests
  * with (e.g. builds of older releases).
  */
+import { runBuffers, typedRunLines } from "../../support/typed_runs.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, fails, ok } from "../../support/client.ts";
@@ -176,18 +177,10 @@ Deno.test({
         await check("printf 'no final newline'", 0, "no final newline");
 
         const shown = await screen(fx, pane);
-        const rows = shown.split("\n");
-        const typed = rows.flatMap((row, i) =>
-          row.includes("save-buffer") ? [row + (rows[i + 1] ?? "")] : []
-        );
-        // One typed line per call (one buffer each), each at a prompt. On a busy machine the
-        // terminal may echo a line typed before fish took the terminal back, then fish draws it
-        // at its prompt: the same buffer, so one call.
-        const buffers = (lines: string[]) =>
-          new Set(lines.map((l) => l.match(/-b (tmux-mcp-[0-9a-f]+) -/)?.[1]));
-        assertEquals(buffers(typed).size, 15, `one typed line per call:\n${shown}`);
+        const typed = typedRunLines(shown);
+        assertEquals(runBuffers(typed).size, 15, `one typed line per call:\n${shown}`);
         const prompted = typed.filter((l) => l.startsWith("$  'eval' ('tmux' -S "));
-        assertEquals(buffers(prompted), buffers(typed), `each at a prompt:\n${shown}`);
+        assertEquals(runBuffers(prompted), runBuffers(typed), `each at a prompt:\n${shown}`);
         assert(!/7735;|printf|delete-buffer/.test(shown), `no framing on screen:\n${shown}`);
 
         // Frame-like output (after the screen was read): a real escape with another nonce, and

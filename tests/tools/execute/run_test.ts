@@ -4,6 +4,7 @@
  * forge, busy marks and what ends them, timeouts, cancellation, dead panes, history, and stdio
  * under the start permissions.
  */
+import { runBuffers, typedRunLines } from "../../support/typed_runs.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { assert, assertEquals, assertMatch } from "../../support/assert.ts";
 import { connectInProcess, connectStdio, fails, ok } from "../../support/client.ts";
@@ -147,22 +148,17 @@ Deno.test("run_shell_command in bash, dash and zsh: exit statuses, exactly the c
       // redraw may garble it).
       await check("printf 'no final newline'", 0, "no final newline");
       const shown = await screen(fx, pane);
-      // A typed line may wrap inside its buffer name, so each is read with the row below it
-      // (two names wrapped after the same three hex digits once counted as one).
-      const rows = shown.split("\n");
-      const typed = rows.flatMap((row, i) =>
-        row.includes("save-buffer") ? [row + (rows[i + 1] ?? "")] : []
-      );
-      // One typed line per call (one buffer each). On a busy machine a shell may show a line
-      // twice (echoed as typed, then redrawn after its prompt): the same buffer, so one call.
-      const buffers = (lines: string[]) =>
-        new Set(lines.map((l) => l.match(/save-buffer -b (tmux-mcp-[0-9a-f]+) -\)/)?.[1]));
-      assertEquals(buffers(typed).size, 14, `${shell}: one typed line per call:\n${shown}`);
+      const typed = typedRunLines(shown);
+      assertEquals(runBuffers(typed).size, 14, `${shell}: one typed line per call:\n${shown}`);
       // zsh redraws its line with cursor movement, so a wrapped line is not joined: its start.
       const prompted = typed.filter((line) =>
         /^\$ {2}eval "\$\(tmux -S '[^']+' save-buffer -b tmux-mcp-[0-9a-f]+/.test(line)
       );
-      assertEquals(buffers(prompted), buffers(typed), `${shell}: each at a prompt:\n${shown}`);
+      assertEquals(
+        runBuffers(prompted),
+        runBuffers(typed),
+        `${shell}: each at a prompt:\n${shown}`,
+      );
       // `7735;`, not `7735`: the random hex of a buffer name or socket path may hold "7735".
       assert(
         !/7735;|printf|delete-buffer/.test(shown),
